@@ -1,0 +1,197 @@
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import fastifyCookie from '@fastify/cookie';
+import type { AppContext, ServiceMap } from './context.js';
+import { Services } from './context.js';
+import { resolveSettings, type SettingsInput } from './settings.js';
+import { ApiError, NotFound, ParseError, PayloadTooLarge, SERVER_ERROR_BODY } from './exceptions.js';
+import { ApiRequest, type RequestEnvironment } from './request.js';
+import { Response } from './response.js';
+import { HostValidator, ProxyTrust } from './hosts.js';
+import { RouteRegistry, convertParams, type CompiledRoute } from './routing/registry.js';
+import type { RouteEntry } from './routing/routes.js';
+import { APIView } from './views/api-view.js';
+
+export interface CreateAppOptions {
+  /** Settings under DRF's names; unknown names are an error. */
+  settings?: SettingsInput;
+  /** The app's routes (`path()`, `include()`, `router.urls`). */
+  routes?: readonly RouteEntry[];
+  /** Services to register before anything else (`database`, `users`, …). */
+  services?: Partial<ServiceMap>;
+  /** Runs once after services are registered, before routes are bound. */
+  setup?: (app: AppContext) => void | Promise<void>;
+  /** Fastify's logger option (pino). Defaults to off. */
+  logger?: FastifyServerOptions['logger'];
+}
+
+export type TrestleApp = FastifyInstance & { trestle: AppContext };
+
+/**
+ * A module that contributes to every app (stores, hooks). Modules register
+ * themselves with `registerInstaller` at import time; `createApp` runs them
+ * in order after the caller's services are in place.
+ */
+export type AppInstaller = (app: AppContext, fastify: FastifyInstance) => void | Promise<void>;
+const installers: AppInstaller[] = [];
+export function registerInstaller(installer: AppInstaller): void {
+  if (!installers.includes(installer)) installers.push(installer);
+}
+
+const ROUTE_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE'];
+
+/**
+ * Builds a Fastify instance that serves the given routes through Trestle's
+ * pipeline.
+ *
+ * @example
+ * const app = await createApp({ settings: { PAGE_SIZE: 20 }, routes: [path('items/', ItemList)] });
+ * await app.listen({ port: 8000 });
+ */
+export async function createApp(options: CreateAppOptions = {}): Promise<TrestleApp> {
+  const settings = resolveSettings(options.settings);
+  const fastify = Fastify({
+    logger: options.logger ?? false,
+    exposeHeadRoutes: false,
+    bodyLimit: settings.DATA_UPLOAD_MAX_MEMORY_SIZE,
+    // Tokens, cursors and query strings may be long; keep Fastify's limit generous.
+    routerOptions: { maxParamLength: 500 },
+  });
+  const services = new Services();
+  const app: AppContext = { settings, log: fastify.log, services };
+  fastify.decorate('trestle', app);
+
+  for (const [name, value] of Object.entries(options.services ?? {})) {
+    if (value !== undefined) services.set(name as keyof ServiceMap, value as never);
+  }
+
+  // Bodies are kept as bytes and parsed only when a view reads request.data,
+  // so an unauthenticated request is refused before its body is looked at.
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+
+  await fastify.register(fastifyCookie);
+
+  for (const install of installers) await install(app, fastify);
+  if (options.setup) await options.setup(app);
+
+  const env: RequestEnvironment = {
+    app,
+    hosts: new HostValidator(settings.ALLOWED_HOSTS),
+    proxies: new ProxyTrust(settings.TRUSTED_PROXIES),
+  };
+
+  const registry = new RouteRegistry(options.routes ?? []);
+  services.set('routes', registry);
+  mountRoutes(fastify, registry, env);
+
+  fastify.setNotFoundHandler((request, reply) => {
+    const req = new ApiRequest(request, reply, env);
+    try {
+      req.getHost();
+    } catch (err) {
+      return sendError(reply, err as ApiError);
+    }
+    return sendError(reply, new NotFound());
+  });
+
+  fastify.setErrorHandler((error: Error & { code?: string; statusCode?: number }, request, reply) => {
+    if (error instanceof ApiError) return sendError(reply, error);
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendError(reply, new PayloadTooLarge());
+    const status = error.statusCode;
+    if (status !== undefined && status >= 400 && status < 500) {
+      const e = new ParseError(error.message);
+      (e as { statusCode: number }).statusCode = status;
+      return sendError(reply, e);
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return reply.code(500).type('application/json').send(Buffer.from(JSON.stringify(SERVER_ERROR_BODY)));
+  });
+
+  return fastify as TrestleApp;
+}
+
+function mountRoutes(fastify: FastifyInstance, registry: RouteRegistry, env: RequestEnvironment): void {
+  // Routes that look the same to Fastify (`items/<int:pk>/`, `items/<slug:s>/`)
+  // share one Fastify route and are tried in declaration order, as Django does.
+  const groups = new Map<string, { route: CompiledRoute; view: APIView }[]>();
+  for (const route of registry.routes) {
+    const target = route.view;
+    const view = (target instanceof APIView ? target : new target()).bind(env.app);
+    const list = groups.get(route.fastifyPath) ?? [];
+    list.push({ route, view });
+    groups.set(route.fastifyPath, list);
+  }
+  for (const [url, candidates] of groups) {
+    fastify.route({
+      method: ROUTE_METHODS,
+      url,
+      handler: (request, reply) => handle(request, reply, candidates, env),
+    });
+  }
+}
+
+async function handle(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  candidates: { route: CompiledRoute; view: APIView }[],
+  env: RequestEnvironment,
+): Promise<FastifyReply> {
+  const raw = request.params as Record<string, string | undefined>;
+  for (const { route, view } of candidates) {
+    const params = convertParams(route, raw);
+    if (params === null) continue;
+    const req = new ApiRequest(request, reply, env, params);
+    req.resolverMatch = route.match;
+    try {
+      req.getHost();
+    } catch (err) {
+      return sendError(reply, err as ApiError);
+    }
+    let res: Response;
+    try {
+      res = await view.dispatch(req);
+    } catch (err) {
+      request.log.error({ err }, 'unhandled error in view');
+      res = new Response(SERVER_ERROR_BODY, { status: 500 });
+      view.finalizeResponse(req, res);
+    }
+    return sendResponse(reply, req, view, res);
+  }
+  const req = new ApiRequest(request, reply, env);
+  try {
+    req.getHost();
+  } catch (err) {
+    return sendError(reply, err as ApiError);
+  }
+  return sendError(reply, new NotFound());
+}
+
+/** Renders a pipeline response with the negotiated renderer. */
+export function sendResponse(reply: FastifyReply, req: ApiRequest, view: APIView | null, res: Response): FastifyReply {
+  const renderer = req.acceptedRenderer!;
+  const mediaType = req.acceptedMediaType!;
+  reply.code(res.status);
+  for (const name in res.headers) reply.header(name, res.headers[name]!);
+  const bodyless = res.status === 204 || res.status === 304 || res.data === undefined || res.data === null;
+  const payload = bodyless ? '' : renderer.render(res.data, mediaType, { request: req, response: res, view });
+  if (payload.length === 0) {
+    reply.removeHeader('content-type');
+    return reply.send();
+  }
+  reply.header('content-type', renderer.charset ? `${renderer.mediaType}; charset=${renderer.charset}` : renderer.mediaType);
+  // A Buffer keeps the Content-Type exactly as set (DRF sends `application/json`, no charset).
+  return reply.send(typeof payload === 'string' ? Buffer.from(payload) : payload);
+}
+
+/** Errors raised outside a view (host check, unknown route, Fastify's own) as JSON. */
+function sendError(reply: FastifyReply, err: ApiError): FastifyReply {
+  reply.code(err.statusCode);
+  for (const name in err.headers) reply.header(name, err.headers[name]!);
+  return reply.type('application/json').send(Buffer.from(JSON.stringify(err.toBody())));
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    trestle: AppContext;
+  }
+}

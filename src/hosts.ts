@@ -1,0 +1,109 @@
+import { BlockList, isIP } from 'node:net';
+import { DisallowedHost, ImproperlyConfigured } from './exceptions.js';
+
+// Django's host syntax check: a name or a bracketed IPv6 literal, optional port.
+const HOST_RE = /^([a-z0-9.-]+|\[[a-f0-9]*:[a-f0-9.:]+\])(:[0-9]+)?$/;
+
+/** Splits `host[:port]` into lower-cased domain and port; invalid syntax gives `['', '']`. */
+export function splitDomainPort(host: string): [string, string] {
+  const lower = host.toLowerCase();
+  if (!HOST_RE.test(lower)) return ['', ''];
+  if (lower.endsWith(']')) return [lower, ''];
+  const colon = lower.lastIndexOf(':');
+  const domain = colon === -1 ? lower : lower.slice(0, colon);
+  const port = colon === -1 ? '' : lower.slice(colon + 1);
+  return [domain.endsWith('.') ? domain.slice(0, -1) : domain, port];
+}
+
+/**
+ * Validates Host headers against ALLOWED_HOSTS with Django's rules: `*`
+ * matches anything, `.example.com` matches the domain and its subdomains,
+ * anything else must match exactly. Results are memoised (bounded).
+ */
+export class HostValidator {
+  private readonly patterns: string[];
+  private readonly cache = new Map<string, boolean>();
+
+  constructor(allowed: readonly string[]) {
+    this.patterns = allowed.map((p) => p.toLowerCase());
+  }
+
+  isAllowed(domain: string): boolean {
+    const hit = this.cache.get(domain);
+    if (hit !== undefined) return hit;
+    const ok = domain !== '' && this.patterns.some((p) => matchesPattern(domain, p));
+    if (this.cache.size > 1000) this.cache.clear();
+    this.cache.set(domain, ok);
+    return ok;
+  }
+
+  /** Returns the host when allowed; throws `DisallowedHost` (400) otherwise. */
+  check(host: string): string {
+    const [domain] = splitDomainPort(host);
+    if (!this.isAllowed(domain)) {
+      const shown = host.length > 100 ? `${host.slice(0, 100)}…` : host;
+      throw new DisallowedHost(`Invalid HTTP_HOST header: '${shown}'.`);
+    }
+    return host;
+  }
+}
+
+function matchesPattern(domain: string, pattern: string): boolean {
+  if (pattern === '*') return true;
+  if (pattern.startsWith('.')) return domain === pattern.slice(1) || domain.endsWith(pattern);
+  return domain === pattern;
+}
+
+/**
+ * The one place that decides whether a peer is a trusted proxy
+ * (TRUSTED_PROXIES: addresses and CIDRs, IPv4 or IPv6).
+ */
+export class ProxyTrust {
+  private readonly list = new BlockList();
+  readonly empty: boolean;
+
+  constructor(entries: readonly string[]) {
+    this.empty = entries.length === 0;
+    for (const entry of entries) {
+      const [addr, bits] = entry.split('/');
+      const family = isIP(addr ?? '');
+      if (!addr || family === 0) throw new ImproperlyConfigured(`TRUSTED_PROXIES: "${entry}" is not an address or CIDR.`);
+      const type = family === 6 ? 'ipv6' : 'ipv4';
+      if (bits === undefined) this.list.addAddress(addr, type);
+      else {
+        const prefix = Number(bits);
+        if (!Number.isInteger(prefix) || prefix < 0 || prefix > (family === 6 ? 128 : 32)) {
+          throw new ImproperlyConfigured(`TRUSTED_PROXIES: "${entry}" has a bad prefix length.`);
+        }
+        this.list.addSubnet(addr, prefix, type);
+      }
+    }
+  }
+
+  isTrusted(address: string | undefined): boolean {
+    if (this.empty || !address) return false;
+    const mapped = address.startsWith('::ffff:') ? address.slice(7) : address;
+    const family = isIP(mapped);
+    if (family === 0) return false;
+    return this.list.check(mapped, family === 6 ? 'ipv6' : 'ipv4');
+  }
+
+  /**
+   * The client address: the socket peer, or — when the peer is trusted — the
+   * right-most X-Forwarded-For entry that is not itself a trusted proxy.
+   */
+  clientAddress(peer: string | undefined, forwardedFor: string | string[] | undefined): string {
+    const socket = peer ?? '';
+    if (!this.isTrusted(socket) || forwardedFor === undefined) return socket;
+    const chain = (Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor)
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    for (let i = chain.length - 1; i >= 0; i--) {
+      const hop = chain[i]!;
+      if (isIP(hop) === 0) return socket;
+      if (!this.isTrusted(hop)) return hop;
+    }
+    return chain[0] ?? socket;
+  }
+}

@@ -1,0 +1,63 @@
+// The public API of Trestle: everything an application imports.
+
+export { createApp, registerInstaller, sendResponse } from './app.js';
+export type { CreateAppOptions, TrestleApp, AppInstaller } from './app.js';
+export type { AppContext, ServiceMap, ServiceRegistry, PluginClass } from './context.js';
+export { resolveSettings, defaultSettings } from './settings.js';
+export type { Settings, SettingsInput } from './settings.js';
+
+export * from './exceptions.js';
+export { ApiRequest } from './request.js';
+export { Response, patchVary } from './response.js';
+export { HostValidator, ProxyTrust, splitDomainPort } from './hosts.js';
+export { parseMediaType, parseAccept, mediaTypeMatches } from './media-types.js';
+export type { MediaType } from './media-types.js';
+export { negotiateRenderer } from './negotiation.js';
+
+export type { Renderer, RendererClass, RenderContext } from './renderers/base.js';
+export { JSONRenderer } from './renderers/json.js';
+export type { Parser, ParserClass, ParseResult, UploadedFile } from './parsers/base.js';
+export { JSONParser } from './parsers/json.js';
+export { FormParser } from './parsers/form.js';
+export { MultiPartParser } from './parsers/multipart.js';
+
+export { path, include } from './routing/routes.js';
+export type { RouteEntry, RouteDef, IncludeDef } from './routing/routes.js';
+export { registerConverter } from './routing/converters.js';
+export type { PathConverter } from './routing/converters.js';
+export { RouteRegistry, NoReverseMatch } from './routing/registry.js';
+export type { ReverseParams } from './routing/registry.js';
+export { reverse } from './routing/reverse.js';
+export type { RouteMatch } from './routing/types.js';
+export { SimpleRouter, DefaultRouter } from './routing/router.js';
+
+export { APIView, HTTP_METHOD_NAMES } from './views/api-view.js';
+export type { Handler, HandlerResult, ViewTarget, ViewPolicies } from './views/api-view.js';
+export { apiView } from './views/function-view.js';
+export type { FunctionViewOptions } from './views/function-view.js';
+export {
+  GenericAPIView,
+  ListAPIView,
+  RetrieveAPIView,
+  CreateAPIView,
+  UpdateAPIView,
+  DestroyAPIView,
+  ListCreateAPIView,
+  RetrieveUpdateAPIView,
+  RetrieveDestroyAPIView,
+  RetrieveUpdateDestroyAPIView,
+} from './views/generics.js';
+export type { SerializeContext, ValidateContext } from './views/generics.js';
+export { ViewSet, GenericViewSet, ModelViewSet, ReadOnlyModelViewSet } from './views/viewsets.js';
+export type { ActionMap } from './views/viewsets.js';
+
+export type { Authentication, AuthenticationClass } from './authentication/base.js';
+export { AllowAny, IsAuthenticated, SAFE_METHODS } from './permissions.js';
+export type { Permission, PermissionClass } from './permissions.js';
+export type { Throttle, ThrottleClass, ThrottleDecision } from './throttling/base.js';
+export type { Pagination, PaginationClass, Source, OpenAPIParameter } from './pagination/base.js';
+export { BaseVersioning } from './versioning/base.js';
+export type { Versioning, VersioningClass } from './versioning/base.js';
+
+export { AnonymousUser } from './users/user.js';
+export type { User } from './users/user.js';

@@ -1,0 +1,34 @@
+import type { MediaType } from '../media-types.js';
+import type { Renderer } from './base.js';
+
+const HAS_LINE_SEPARATOR = /[\u2028\u2029]/;
+const LINE_SEPARATORS = /[\u2028\u2029]/g;
+
+/**
+ * Renders JSON compactly, as DRF's `JSONRenderer` with its default settings.
+ * `Accept: application/json; indent=4` pretty-prints. A subclass changes
+ * `mediaType` to serve a vendor type:
+ *
+ * @example
+ * class AcmeJSONRenderer extends JSONRenderer { override mediaType = 'application/vnd.acme+json'; }
+ */
+export class JSONRenderer implements Renderer {
+  mediaType = 'application/json';
+  format = 'json';
+  charset: string | null = null;
+
+  render(data: unknown, accepted: MediaType): string {
+    if (data === undefined || data === null) return '';
+    const indentParam = accepted.params['indent'];
+    let indent: number | undefined;
+    if (indentParam !== undefined) {
+      const n = Number.parseInt(indentParam, 10);
+      if (Number.isInteger(n)) indent = Math.max(0, Math.min(n, 8));
+    }
+    const text = JSON.stringify(data, null, indent);
+    // U+2028/2029 are valid JSON but break JavaScript parsers; DRF escapes them too.
+    return HAS_LINE_SEPARATOR.test(text)
+      ? text.replace(LINE_SEPARATORS, (c) => (c === '\u2028' ? '\\u2028' : '\\u2029'))
+      : text;
+  }
+}

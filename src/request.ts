@@ -1,0 +1,311 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from './context.js';
+import type { Authentication } from './authentication/base.js';
+import type { Versioning } from './versioning/base.js';
+import type { Renderer } from './renderers/base.js';
+import type { Parser, UploadedFile } from './parsers/base.js';
+import type { User } from './users/user.js';
+import type { RouteMatch } from './routing/types.js';
+import type { HostValidator, ProxyTrust } from './hosts.js';
+import { ApiError, UnsupportedMediaType, WrappedAttributeError } from './exceptions.js';
+import { mediaTypeMatches, parseMediaType, type MediaType } from './media-types.js';
+
+const NOT_RESOLVED = Symbol('not-resolved');
+
+/** Errors that mean a bug in a scheme, not bad credentials. */
+function isProgrammingError(err: unknown): boolean {
+  return err instanceof TypeError || err instanceof ReferenceError || err instanceof RangeError || err instanceof SyntaxError;
+}
+
+/** What the app gives every request: shared, built once. */
+export interface RequestEnvironment {
+  readonly app: AppContext;
+  readonly hosts: HostValidator;
+  readonly proxies: ProxyTrust;
+}
+
+/**
+ * The request as a Trestle view sees it: DRF's `Request`. Wraps the Fastify
+ * request; `data` is parsed only when read, `user`/`auth` come from the
+ * view's authentication schemes.
+ */
+export class ApiRequest {
+  readonly raw: FastifyRequest;
+  readonly reply: FastifyReply;
+  readonly app: AppContext;
+  readonly method: string;
+  /** Converted path parameters (DRF's `kwargs`). */
+  params: Record<string, unknown>;
+  /** The matched route: pattern, name, namespaces. */
+  resolverMatch: RouteMatch | null = null;
+
+  version: string | null = null;
+  versioningScheme: Versioning | null = null;
+  acceptedRenderer: Renderer | null = null;
+  acceptedMediaType: MediaType | null = null;
+  authenticators: readonly Authentication[] = [];
+  parsers: readonly Parser[] = [];
+  successfulAuthenticator: Authentication | null = null;
+  /** The viewset action (`list`, `retrieve`, …) when routed through a viewset. */
+  action: string | null = null;
+  /** Per-request state of the view's pagination class. */
+  pagination: unknown = null;
+  /** Free space for middleware-like code (sessions put their state here). */
+  readonly locals: Record<string | symbol, unknown> = {};
+
+  private readonly env: RequestEnvironment;
+  private _user: User | null | typeof NOT_RESOLVED = NOT_RESOLVED;
+  private _auth: unknown = NOT_RESOLVED;
+  private _data: unknown = NOT_RESOLVED;
+  private _files: Record<string, UploadedFile> = {};
+  private _query: Record<string, string> | null = null;
+  private _queryParams: URLSearchParams | null = null;
+  private _host: string | null = null;
+  private _pathEnd = -1;
+
+  constructor(raw: FastifyRequest, reply: FastifyReply, env: RequestEnvironment, params: Record<string, unknown> = {}) {
+    this.raw = raw;
+    this.reply = reply;
+    this.env = env;
+    this.app = env.app;
+    this.method = raw.method;
+    this.params = params;
+  }
+
+  get headers(): FastifyRequest['headers'] {
+    return this.raw.headers;
+  }
+
+  /** The path as sent, without the query string. */
+  get path(): string {
+    const url = this.raw.url;
+    if (this._pathEnd === -1) {
+      const q = url.indexOf('?');
+      this._pathEnd = q === -1 ? url.length : q;
+    }
+    return url.slice(0, this._pathEnd);
+  }
+
+  /** The raw query string without `?` (empty when none). */
+  get queryString(): string {
+    const url = this.raw.url;
+    const q = url.indexOf('?');
+    return q === -1 ? '' : url.slice(q + 1);
+  }
+
+  /** Query parameters, last value wins (DRF's `query_params.get`). */
+  get query(): Readonly<Record<string, string>> {
+    if (this._query === null) {
+      const out: Record<string, string> = {};
+      for (const [k, v] of this.queryParams) out[k] = v;
+      this._query = out;
+    }
+    return this._query;
+  }
+
+  /** All query parameters in order, repeated names included. */
+  get queryParams(): URLSearchParams {
+    if (this._queryParams === null) this._queryParams = new URLSearchParams(this.queryString);
+    return this._queryParams;
+  }
+
+  get cookies(): Record<string, string | undefined> {
+    return (this.raw as unknown as { cookies?: Record<string, string | undefined> }).cookies ?? {};
+  }
+
+  // ---------------------------------------------------------------- identity
+
+  /**
+   * The authenticated user. Authentication runs in the pipeline before the
+   * handler; code that runs earlier (or a view that skips it) awaits
+   * `getUser()` instead.
+   */
+  get user(): User {
+    if (this._user === NOT_RESOLVED) {
+      throw new Error('request.user was read before authentication ran; use `await request.getUser()`.');
+    }
+    return this._user as User;
+  }
+
+  set user(value: User) {
+    this._user = value;
+  }
+
+  /** The credential the scheme returned (the token record for Token). */
+  get auth(): unknown {
+    if (this._auth === NOT_RESOLVED) {
+      throw new Error('request.auth was read before authentication ran; use `await request.getAuth()`.');
+    }
+    return this._auth;
+  }
+
+  set auth(value: unknown) {
+    this._auth = value;
+  }
+
+  get isAuthenticationResolved(): boolean {
+    return this._user !== NOT_RESOLVED;
+  }
+
+  /** Lazily authenticates, then returns the user. */
+  async getUser(): Promise<User> {
+    if (this._user === NOT_RESOLVED) await this.authenticate();
+    return this._user as User;
+  }
+
+  async getAuth(): Promise<unknown> {
+    if (this._auth === NOT_RESOLVED) await this.authenticate();
+    return this._auth;
+  }
+
+  /**
+   * Tries each scheme in order; the first `[user, auth]` wins. A scheme that
+   * throws an `ApiError` ends authentication (the error propagates); a
+   * programming error is re-thrown as `WrappedAttributeError`.
+   */
+  async authenticate(): Promise<void> {
+    for (const scheme of this.authenticators) {
+      let result: [User, unknown] | null;
+      try {
+        result = await scheme.authenticate(this);
+      } catch (err) {
+        if (err instanceof ApiError) {
+          this.notAuthenticated();
+          throw err;
+        }
+        if (isProgrammingError(err)) throw new WrappedAttributeError(err);
+        throw err;
+      }
+      if (result !== null && result !== undefined) {
+        this.successfulAuthenticator = scheme;
+        this._user = result[0];
+        this._auth = result[1];
+        return;
+      }
+    }
+    this.notAuthenticated();
+  }
+
+  private notAuthenticated(): void {
+    this.successfulAuthenticator = null;
+    const s = this.app.settings;
+    this._user = s.UNAUTHENTICATED_USER ? s.UNAUTHENTICATED_USER() : null;
+    this._auth = s.UNAUTHENTICATED_TOKEN ? s.UNAUTHENTICATED_TOKEN() : null;
+  }
+
+  // ------------------------------------------------------------------ body
+
+  /** The raw body bytes (empty when none was sent). */
+  get body(): Buffer {
+    const b = this.raw.body;
+    return Buffer.isBuffer(b) ? b : Buffer.alloc(0);
+  }
+
+  get contentType(): string {
+    return this.raw.headers['content-type'] ?? '';
+  }
+
+  /**
+   * The parsed body, parsed on first read by the view's parsers (DRF's lazy
+   * `request.data`). An empty body is `{}`. Throws 415 for a content type no
+   * parser accepts and 400 for a body that does not parse.
+   */
+  get data(): unknown {
+    if (this._data === NOT_RESOLVED) this.parse();
+    return this._data;
+  }
+
+  set data(value: unknown) {
+    this._data = value;
+  }
+
+  /** Uploaded files of a multipart body. */
+  get files(): Record<string, UploadedFile> {
+    if (this._data === NOT_RESOLVED) this.parse();
+    return this._files;
+  }
+
+  private parse(): void {
+    const body = this.body;
+    if (body.length === 0) {
+      this._data = {};
+      return;
+    }
+    const contentType = this.contentType;
+    const mediaType = parseMediaType(contentType);
+    const parser = this.parsers.find((p) => mediaTypeMatches(parseMediaType(p.mediaType), mediaType));
+    if (!parser) {
+      // Keep DRF's behaviour of an empty data set after a failed parse.
+      this._data = {};
+      throw new UnsupportedMediaType(contentType);
+    }
+    try {
+      const result = parser.parse(body, mediaType);
+      this._data = result.data;
+      this._files = result.files;
+    } catch (err) {
+      this._data = {};
+      this._files = {};
+      throw err;
+    }
+  }
+
+  // ------------------------------------------------------- hosts and URLs
+
+  /** True when the socket peer is a trusted proxy (TRUSTED_PROXIES). */
+  get fromTrustedProxy(): boolean {
+    return this.env.proxies.isTrusted(this.raw.socket?.remoteAddress);
+  }
+
+  /** The client address: the peer, or X-Forwarded-For through trusted proxies. */
+  get clientIp(): string {
+    return this.env.proxies.clientAddress(this.raw.socket?.remoteAddress, this.raw.headers['x-forwarded-for']);
+  }
+
+  /** `https` for TLS sockets, or X-Forwarded-Proto from a trusted proxy. */
+  get scheme(): 'http' | 'https' {
+    if (this.fromTrustedProxy) {
+      const proto = firstHeader(this.raw.headers['x-forwarded-proto']);
+      if (proto) return proto.split(',')[0]!.trim().toLowerCase() === 'https' ? 'https' : 'http';
+    }
+    return (this.raw.socket as { encrypted?: boolean } | undefined)?.encrypted ? 'https' : 'http';
+  }
+
+  isSecure(): boolean {
+    return this.scheme === 'https';
+  }
+
+  /**
+   * The Host (X-Forwarded-Host from a trusted proxy), validated against
+   * ALLOWED_HOSTS. Throws `DisallowedHost` (400) otherwise.
+   */
+  getHost(): string {
+    if (this._host !== null) return this._host;
+    let host: string | undefined;
+    if (this.fromTrustedProxy) {
+      const fwd = firstHeader(this.raw.headers['x-forwarded-host']);
+      if (fwd) host = fwd.split(',')[0]!.trim();
+    }
+    host ??= this.raw.headers.host ?? '';
+    this._host = this.env.hosts.check(host);
+    return this._host;
+  }
+
+  /**
+   * An absolute URL for `location` (a path, or nothing for the current
+   * URL), built only from an allowed host.
+   */
+  buildAbsoluteUri(location?: string): string {
+    const base = `${this.scheme}://${this.getHost()}`;
+    if (location === undefined) return base + this.raw.url;
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location)) return location;
+    if (location.startsWith('/')) return base + location;
+    // Relative to the current path, as Django's build_absolute_uri.
+    const dir = this.path.slice(0, this.path.lastIndexOf('/') + 1);
+    return base + dir + location;
+  }
+}
+
+function firstHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}

@@ -1,0 +1,52 @@
+/**
+ * What a handler returns: data to render, a status and extra headers, as
+ * DRF's `Response`. A handler may also return plain data, which is a 200.
+ *
+ * @example
+ * return new Response({ id: 1 }, { status: 201, headers: { Location: url } });
+ */
+export class Response<T = unknown> {
+  status: number;
+  headers: Record<string, string>;
+  /** Set by the pipeline when the response comes from the exception handler. */
+  exception = false;
+
+  constructor(
+    public data: T,
+    init: { status?: number; headers?: Record<string, string> } = {},
+  ) {
+    this.status = init.status ?? 200;
+    this.headers = init.headers ? { ...init.headers } : {};
+  }
+
+  /** Sets a header, replacing any value with the same name (case-insensitive). */
+  setHeader(name: string, value: string): this {
+    for (const key of Object.keys(this.headers)) {
+      if (key.toLowerCase() === name.toLowerCase() && key !== name) delete this.headers[key];
+    }
+    this.headers[name] = value;
+    return this;
+  }
+
+  getHeader(name: string): string | undefined {
+    const lower = name.toLowerCase();
+    for (const key of Object.keys(this.headers)) {
+      if (key.toLowerCase() === lower) return this.headers[key];
+    }
+    return undefined;
+  }
+}
+
+/** Adds names to a response's `Vary` header without duplicates (Django's patch_vary_headers). */
+export function patchVary(res: Response, names: readonly string[]): void {
+  const current = res.getHeader('Vary');
+  const list = current ? current.split(',').map((s) => s.trim()).filter(Boolean) : [];
+  const seen = new Set(list.map((s) => s.toLowerCase()));
+  for (const n of names) {
+    if (!seen.has(n.toLowerCase())) {
+      list.push(n);
+      seen.add(n.toLowerCase());
+    }
+  }
+  if (list.length > 0) res.setHeader('Vary', list.join(', '));
+}

@@ -1,0 +1,133 @@
+import { ImproperlyConfigured } from '../exceptions.js';
+import type { ViewTarget } from '../views/api-view.js';
+import { parsePattern, type PatternPart, type RouteEntry } from './routes.js';
+import type { RouteMatch } from './types.js';
+
+export type ReverseParams = Readonly<Record<string, string | number | bigint>>;
+
+/** Thrown when no route has that name and those parameters (a programming error). */
+export class NoReverseMatch extends Error {
+  override name = 'NoReverseMatch';
+}
+
+/** A route flattened out of its includes, ready for Fastify and for `reverse`. */
+export interface CompiledRoute {
+  readonly match: RouteMatch;
+  readonly parts: readonly PatternPart[];
+  readonly paramNames: readonly string[];
+  /** Fastify's path: `/items/:p0/`; parameters are positional. */
+  readonly fastifyPath: string;
+  readonly view: ViewTarget;
+}
+
+// Characters Django leaves unquoted in reversed URLs (RFC 3986 sub-delims and /~:@).
+const SAFE = /[!$&'()*+,;=/~:@]/g;
+function quoteSegment(value: string): string {
+  return encodeURIComponent(value).replace(/%(21|24|26|27|28|29|2A|2B|2C|3B|3D|2F|7E|3A|40)/g, (m) =>
+    decodeURIComponent(m),
+  );
+}
+void SAFE;
+
+/** All routes of one app, flattened, with names for `reverse`. */
+export class RouteRegistry {
+  readonly routes: CompiledRoute[] = [];
+  private readonly byName = new Map<string, CompiledRoute[]>();
+
+  constructor(entries: readonly RouteEntry[]) {
+    this.add(entries, [], [], []);
+  }
+
+  private add(entries: readonly RouteEntry[], prefixParts: PatternPart[], prefixText: string[], namespaces: string[]): void {
+    for (const entry of entries) {
+      if (entry.kind === 'include') {
+        const ns = entry.namespace ? [...namespaces, entry.namespace] : namespaces;
+        this.add(entry.routes, [...prefixParts, ...parsePattern(entry.prefix)], [...prefixText, entry.prefix], ns);
+        continue;
+      }
+      const parts = [...prefixParts, ...parsePattern(entry.pattern)];
+      const pattern = [...prefixText, entry.pattern].join('');
+      const namespace = namespaces.join(':');
+      const viewName = entry.name === null ? null : namespace ? `${namespace}:${entry.name}` : entry.name;
+      const paramNames: string[] = [];
+      let fastifyPath = '/';
+      for (const part of parts) {
+        if (part.kind === 'text') fastifyPath += part.text;
+        else {
+          if (paramNames.includes(part.name)) {
+            throw new ImproperlyConfigured(`Route "${pattern}" uses the parameter "${part.name}" twice.`);
+          }
+          fastifyPath += part.converterName === 'path' ? '*' : `:p${paramNames.length}`;
+          paramNames.push(part.name);
+        }
+      }
+      const compiled: CompiledRoute = {
+        match: { pattern, urlName: entry.name, namespaces: [...namespaces], namespace, viewName },
+        parts,
+        paramNames,
+        fastifyPath,
+        view: entry.view,
+      };
+      this.routes.push(compiled);
+      if (viewName !== null) {
+        const list = this.byName.get(viewName) ?? [];
+        list.push(compiled);
+        this.byName.set(viewName, list);
+      }
+    }
+  }
+
+  /** Names known to the registry (for error messages and the API root). */
+  names(): string[] {
+    return [...this.byName.keys()];
+  }
+
+  hasName(name: string): boolean {
+    return this.byName.has(name);
+  }
+
+  /**
+   * The path (with leading `/`) of the named route filled with `params`.
+   * Throws `NoReverseMatch` when no route of that name accepts them.
+   */
+  reverse(name: string, params: ReverseParams = {}): string {
+    const candidates = this.byName.get(name);
+    if (!candidates) throw new NoReverseMatch(`Reverse for '${name}' not found. '${name}' is not a valid view name.`);
+    const given = Object.keys(params);
+    outer: for (const route of candidates) {
+      if (given.length !== route.paramNames.length || !given.every((g) => route.paramNames.includes(g))) continue;
+      let out = '/';
+      for (const part of route.parts) {
+        if (part.kind === 'text') {
+          out += part.text;
+          continue;
+        }
+        const text = part.converter.toUrl(params[part.name]);
+        if (!part.converter.regex.test(text)) continue outer;
+        out += part.converterName === 'path' ? text.split('/').map(quoteSegment).join('/') : quoteSegment(text);
+      }
+      return out;
+    }
+    throw new NoReverseMatch(
+      `Reverse for '${name}' with arguments '${JSON.stringify(params)}' not found. ` +
+        `${candidates.length} pattern(s) tried: ${candidates.map((c) => `'${c.match.pattern}'`).join(', ')}`,
+    );
+  }
+}
+
+/**
+ * Converts Fastify's positional parameters with the route's converters;
+ * `null` when a segment does not match (the route does not apply).
+ */
+export function convertParams(route: CompiledRoute, raw: Record<string, string | undefined>): Record<string, unknown> | null {
+  const out: Record<string, unknown> = {};
+  let i = 0;
+  for (const part of route.parts) {
+    if (part.kind !== 'param') continue;
+    const value = part.converterName === 'path' ? raw['*'] : raw[`p${i}`];
+    i++;
+    if (value === undefined || !part.converter.regex.test(value)) return null;
+    out[part.name] = part.converter.toValue(value);
+  }
+  return out;
+}

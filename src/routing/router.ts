@@ -1,0 +1,99 @@
+import type { ApiRequest } from '../request.js';
+import { APIView } from '../views/api-view.js';
+import { GenericViewSet, ViewSet, type ActionMap } from '../views/viewsets.js';
+import { ImproperlyConfigured } from '../exceptions.js';
+import { path, type RouteEntry } from './routes.js';
+import { reverse } from './reverse.js';
+
+type AnyViewSet = ViewSet | GenericViewSet;
+type ViewSetClass = (new () => AnyViewSet) & {
+  asView(actions: ActionMap, init?: Record<string, unknown>): AnyViewSet;
+  routerActions?: readonly string[];
+};
+
+interface Registration {
+  prefix: string;
+  viewset: ViewSetClass;
+  basename: string;
+}
+
+const LIST_ACTIONS: ActionMap = { get: 'list', post: 'create' };
+const DETAIL_ACTIONS: ActionMap = { get: 'retrieve', put: 'update', patch: 'partialUpdate', delete: 'destroy' };
+
+/**
+ * Turns viewsets into list and detail routes, as DRF's `SimpleRouter`:
+ * `items/` named `item-list` and `items/<pk>/` named `item-detail`.
+ *
+ * @example
+ * const router = new SimpleRouter();
+ * router.register('books', BookViewSet, { basename: 'book' });
+ * const routes = [include('api/', router.urls)];
+ */
+export class SimpleRouter {
+  protected readonly registry: Registration[] = [];
+
+  constructor(protected readonly options: { trailingSlash?: boolean } = {}) {}
+
+  register(prefix: string, viewset: ViewSetClass, options: { basename?: string } = {}): this {
+    const basename = options.basename ?? prefix.replace(/\/+$/, '').split('/').pop();
+    if (!basename) throw new ImproperlyConfigured(`Cannot derive a basename from prefix "${prefix}"; pass { basename }.`);
+    this.registry.push({ prefix: prefix.replace(/\/+$/, ''), viewset, basename });
+    return this;
+  }
+
+  get urls(): RouteEntry[] {
+    const slash = this.options.trailingSlash === false ? '' : '/';
+    const routes: RouteEntry[] = [];
+    for (const { prefix, viewset, basename } of this.registry) {
+      const probe = new viewset();
+      const has = (name: string) => typeof (probe as unknown as Record<string, unknown>)[name] === 'function';
+      const allowed = viewset.routerActions;
+      const pick = (map: ActionMap): ActionMap => {
+        const out: Record<string, string> = {};
+        for (const [method, action] of Object.entries(map)) {
+          if (has(action) && (!allowed || allowed.includes(action))) out[method] = action;
+        }
+        return out;
+      };
+      const listMap = pick(LIST_ACTIONS);
+      if (Object.keys(listMap).length > 0) {
+        routes.push(path(`${prefix}${slash}`, viewset.asView(listMap, { suffix: 'List' }), { name: `${basename}-list` }));
+      }
+      const detailMap = pick(DETAIL_ACTIONS);
+      if (Object.keys(detailMap).length > 0) {
+        const kwarg = (probe as { lookupUrlKwarg?: string }).lookupUrlKwarg ?? 'pk';
+        routes.push(
+          path(`${prefix}/<${kwarg}>${slash}`, viewset.asView(detailMap, { suffix: 'Instance' }), { name: `${basename}-detail` }),
+        );
+      }
+    }
+    return routes;
+  }
+}
+
+/** The API root of a DefaultRouter: links to every registered list. */
+class APIRootView extends APIView {
+  static override viewName = 'Api Root';
+  static override description = 'The default basic root view for DefaultRouter';
+  entries: { prefix: string; name: string }[] = [];
+
+  get(req: ApiRequest): Record<string, string> {
+    const namespace = req.resolverMatch?.namespace;
+    const out: Record<string, string> = {};
+    for (const { prefix, name } of this.entries) {
+      const full = namespace ? `${namespace}:${name}` : name;
+      out[prefix] = reverse(full, {}, { request: req });
+    }
+    return out;
+  }
+}
+
+/** SimpleRouter plus an API root at the prefix, named `api-root`. */
+export class DefaultRouter extends SimpleRouter {
+  override get urls(): RouteEntry[] {
+    const routes = super.urls;
+    const root = new APIRootView();
+    root.entries = this.registry.map((r) => ({ prefix: r.prefix, name: `${r.basename}-list` }));
+    return [path('', root, { name: 'api-root' }), ...routes];
+  }
+}

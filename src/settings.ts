@@ -1,0 +1,217 @@
+import type { AuthenticationClass } from './authentication/base.js';
+import type { PermissionClass } from './permissions.js';
+import type { ThrottleClass } from './throttling/base.js';
+import type { PaginationClass } from './pagination/base.js';
+import type { VersioningClass } from './versioning/base.js';
+import type { RendererClass } from './renderers/base.js';
+import type { ParserClass } from './parsers/base.js';
+import type { ExceptionHandler } from './exceptions.js';
+import type { User } from './users/user.js';
+import { ImproperlyConfigured, exceptionHandler } from './exceptions.js';
+import { AnonymousUser } from './users/user.js';
+import { AllowAny } from './permissions.js';
+import { JSONRenderer } from './renderers/json.js';
+import { JSONParser } from './parsers/json.js';
+import { FormParser } from './parsers/form.js';
+import { MultiPartParser } from './parsers/multipart.js';
+
+/**
+ * Every setting Trestle knows, under DRF's names, with DRF's defaults.
+ * `createApp({ settings })` takes a partial object; a name not listed here is
+ * an error at start-up. Views override most of them with camelCase
+ * attributes (`authenticationClasses`, `paginationClass`, …).
+ */
+export interface Settings {
+  // --- pipeline plug-ins
+  DEFAULT_RENDERER_CLASSES: RendererClass[];
+  DEFAULT_PARSER_CLASSES: ParserClass[];
+  DEFAULT_AUTHENTICATION_CLASSES: AuthenticationClass[];
+  DEFAULT_PERMISSION_CLASSES: PermissionClass[];
+  DEFAULT_THROTTLE_CLASSES: ThrottleClass[];
+  DEFAULT_THROTTLE_RATES: Record<string, string | null>;
+  DEFAULT_PAGINATION_CLASS: PaginationClass | null;
+  DEFAULT_VERSIONING_CLASS: VersioningClass | null;
+  EXCEPTION_HANDLER: ExceptionHandler;
+
+  // --- authentication
+  UNAUTHENTICATED_USER: (() => User) | null;
+  UNAUTHENTICATED_TOKEN: (() => unknown) | null;
+
+  // --- pagination
+  PAGE_SIZE: number | null;
+
+  // --- versioning
+  DEFAULT_VERSION: string | null;
+  ALLOWED_VERSIONS: string[] | null;
+  VERSION_PARAM: string;
+
+  // --- generic views and filters
+  SEARCH_PARAM: string;
+  ORDERING_PARAM: string;
+  NON_FIELD_ERRORS_KEY: string;
+  URL_FIELD_NAME: string;
+
+  // --- hosts, proxies, HTTPS
+  /** Host names the app answers to; `.example.com` matches subdomains, `*` anything. */
+  ALLOWED_HOSTS: string[];
+  /** Addresses or CIDRs whose X-Forwarded-* and remote-user headers are believed. */
+  TRUSTED_PROXIES: string[];
+
+  // --- secrets
+  /** Signs cursors and sessions, encrypts stored token keys. */
+  SECRET_KEY: string | null;
+
+  // --- request limits
+  /** Largest request body accepted, in bytes (Django's default: 2.5 MiB). */
+  DATA_UPLOAD_MAX_MEMORY_SIZE: number;
+
+  // --- sessions and CSRF (Django's names)
+  SESSION_COOKIE_NAME: string;
+  SESSION_COOKIE_AGE: number;
+  SESSION_COOKIE_SECURE: boolean;
+  SESSION_COOKIE_SAMESITE: 'Lax' | 'Strict' | 'None';
+  CSRF_COOKIE_NAME: string;
+  CSRF_HEADER_NAME: string;
+  CSRF_COOKIE_SECURE: boolean;
+  CSRF_TRUSTED_ORIGINS: string[];
+  LOGIN_URL: string;
+  LOGIN_REDIRECT_URL: string;
+
+  // --- tokens
+  /** Token lifetime in seconds for the lifecycle mode; `null` = never expires. */
+  TOKEN_TTL: number | null;
+  /** `'single'` (DRF: one token per user) or `'multi'` (named tokens, expiry, last use). */
+  TOKEN_MODE: 'single' | 'multi';
+  /** Create a token whenever a user is created. */
+  TOKEN_CREATE_ON_USER_CREATED: boolean;
+
+  // --- shared state
+  /** `redis://…`; when set, throttles, sessions and caches live in Redis. */
+  REDIS_URL: string | null;
+
+  DEBUG: boolean;
+}
+
+export type SettingsInput = Partial<Settings>;
+
+/** DRF's defaults, built on demand so plug-in modules can import this file freely. */
+export function defaultSettings(): Settings {
+  return {
+    DEFAULT_RENDERER_CLASSES: [JSONRenderer],
+    DEFAULT_PARSER_CLASSES: [JSONParser, FormParser, MultiPartParser],
+    DEFAULT_AUTHENTICATION_CLASSES: [],
+    DEFAULT_PERMISSION_CLASSES: [AllowAny],
+    DEFAULT_THROTTLE_CLASSES: [],
+    DEFAULT_THROTTLE_RATES: { user: null, anon: null },
+    DEFAULT_PAGINATION_CLASS: null,
+    DEFAULT_VERSIONING_CLASS: null,
+    EXCEPTION_HANDLER: exceptionHandler,
+
+    UNAUTHENTICATED_USER: () => new AnonymousUser(),
+    UNAUTHENTICATED_TOKEN: null,
+
+    PAGE_SIZE: null,
+
+    DEFAULT_VERSION: null,
+    ALLOWED_VERSIONS: null,
+    VERSION_PARAM: 'version',
+
+    SEARCH_PARAM: 'search',
+    ORDERING_PARAM: 'ordering',
+    NON_FIELD_ERRORS_KEY: 'non_field_errors',
+    URL_FIELD_NAME: 'url',
+
+    ALLOWED_HOSTS: ['localhost', '.localhost', '127.0.0.1', '[::1]'],
+    TRUSTED_PROXIES: [],
+
+    SECRET_KEY: null,
+
+    DATA_UPLOAD_MAX_MEMORY_SIZE: 2_621_440,
+
+    SESSION_COOKIE_NAME: 'sessionid',
+    SESSION_COOKIE_AGE: 1_209_600,
+    SESSION_COOKIE_SECURE: false,
+    SESSION_COOKIE_SAMESITE: 'Lax',
+    CSRF_COOKIE_NAME: 'csrftoken',
+    CSRF_HEADER_NAME: 'X-CSRFToken',
+    CSRF_COOKIE_SECURE: false,
+    CSRF_TRUSTED_ORIGINS: [],
+    LOGIN_URL: '/api-auth/login/',
+    LOGIN_REDIRECT_URL: '/',
+
+    TOKEN_TTL: null,
+    TOKEN_MODE: 'single',
+    TOKEN_CREATE_ON_USER_CREATED: false,
+
+    REDIS_URL: null,
+
+    DEBUG: false,
+  };
+}
+
+/**
+ * Merges user settings over the defaults and freezes the result. Unknown
+ * names throw, with the closest known name as a hint, so a typo never
+ * silently does nothing.
+ */
+export function resolveSettings(input: SettingsInput = {}): Readonly<Settings> {
+  const defaults = defaultSettings();
+  const known = Object.keys(defaults);
+  for (const name of Object.keys(input)) {
+    if (!Object.hasOwn(defaults, name)) {
+      const hint = closest(name, known);
+      throw new ImproperlyConfigured(
+        `Unknown setting "${name}".${hint ? ` Did you mean "${hint}"?` : ''}`,
+      );
+    }
+  }
+  const merged = { ...defaults } as Record<string, unknown>;
+  for (const [name, value] of Object.entries(input)) {
+    if (value !== undefined) merged[name] = value;
+  }
+  const settings = merged as unknown as Settings;
+  checkSettings(settings);
+  return Object.freeze(settings);
+}
+
+function checkSettings(s: Settings): void {
+  if (s.PAGE_SIZE !== null && (!Number.isInteger(s.PAGE_SIZE) || s.PAGE_SIZE <= 0)) {
+    throw new ImproperlyConfigured('PAGE_SIZE must be a positive integer or null.');
+  }
+  if (!Array.isArray(s.ALLOWED_HOSTS)) {
+    throw new ImproperlyConfigured('ALLOWED_HOSTS must be a list of host names.');
+  }
+  if (!Array.isArray(s.TRUSTED_PROXIES)) {
+    throw new ImproperlyConfigured('TRUSTED_PROXIES must be a list of addresses or CIDRs.');
+  }
+  if (!Number.isInteger(s.DATA_UPLOAD_MAX_MEMORY_SIZE) || s.DATA_UPLOAD_MAX_MEMORY_SIZE <= 0) {
+    throw new ImproperlyConfigured('DATA_UPLOAD_MAX_MEMORY_SIZE must be a positive integer.');
+  }
+}
+
+function closest(name: string, candidates: string[]): string | null {
+  let best: string | null = null;
+  let bestDistance = Infinity;
+  for (const c of candidates) {
+    const d = editDistance(name.toUpperCase(), c);
+    if (d < bestDistance) {
+      bestDistance = d;
+      best = c;
+    }
+  }
+  return bestDistance <= Math.max(2, Math.floor(name.length / 4)) ? best : null;
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = tmp;
+    }
+  }
+  return row[b.length]!;
+}

@@ -1,0 +1,313 @@
+import type { AppContext, PluginClass } from '../context.js';
+import type { ApiRequest } from '../request.js';
+import type { Authentication, AuthenticationClass } from '../authentication/base.js';
+import type { Permission, PermissionClass } from '../permissions.js';
+import type { Throttle, ThrottleClass } from '../throttling/base.js';
+import type { Renderer, RendererClass } from '../renderers/base.js';
+import type { Parser, ParserClass } from '../parsers/base.js';
+import type { Versioning, VersioningClass } from '../versioning/base.js';
+import {
+  ApiError,
+  MethodNotAllowed,
+  NotAuthenticated,
+  AuthenticationFailed,
+  PermissionDenied,
+  Throttled,
+  type ExceptionHandler,
+} from '../exceptions.js';
+import { Response, patchVary } from '../response.js';
+import { negotiateRenderer, rendererForFormat } from '../negotiation.js';
+
+/** The HTTP methods a view may implement, in DRF's order (for `Allow`). */
+export const HTTP_METHOD_NAMES = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options', 'trace'] as const;
+export type HttpMethodName = (typeof HTTP_METHOD_NAMES)[number];
+
+export type HandlerResult = Response | unknown;
+export type Handler = (req: ApiRequest) => HandlerResult | Promise<HandlerResult>;
+
+/** What a route points at: a view class (instantiated once per route) or a ready view. */
+export type ViewTarget = APIView | (new () => APIView);
+
+/** The plug-in instances of one view, built once when the route is bound. */
+export interface ViewPolicies {
+  readonly renderers: readonly Renderer[];
+  readonly parsers: readonly Parser[];
+  readonly authenticators: readonly Authentication[];
+  readonly permissions: readonly Permission[];
+  readonly throttles: readonly Throttle[];
+  readonly versioning: Versioning | null;
+  readonly exceptionHandler: ExceptionHandler;
+  readonly allowedMethods: readonly string[];
+  readonly allowHeader: string;
+  /** `Vary` names every response of this view carries. */
+  readonly vary: readonly string[];
+}
+
+/**
+ * The request pipeline, as DRF's `APIView`: content negotiation, versioning,
+ * authentication, permissions, throttles, then the method handler; every
+ * error goes through the exception handler.
+ *
+ * One instance serves every request of its route, so per-request state lives
+ * on the `ApiRequest`, never on `this`. Configure with attributes; anything
+ * left `undefined` comes from the settings.
+ *
+ * @example
+ * class ItemList extends APIView {
+ *   permissionClasses = [IsAuthenticated];
+ *   async get(req: ApiRequest) { return [{ id: 1 }]; }
+ * }
+ */
+export class APIView {
+  /** Shown by OPTIONS and the browsable API; defaults to the class name in words. */
+  static viewName?: string;
+  /** Shown by OPTIONS and the browsable API (DRF reads the docstring). */
+  static description?: string;
+
+  authenticationClasses?: AuthenticationClass[];
+  permissionClasses?: PermissionClass[];
+  throttleClasses?: ThrottleClass[];
+  rendererClasses?: RendererClass[];
+  parserClasses?: ParserClass[];
+  versioningClass?: VersioningClass | null;
+  /** Per-view overrides of DEFAULT_VERSION / ALLOWED_VERSIONS / VERSION_PARAM. */
+  defaultVersion?: string | null;
+  allowedVersions?: string[] | null;
+  versionParam?: string;
+  /** Scope for ScopedRateThrottle. */
+  throttleScope?: string;
+  /** Appended to the view name ("List", "Instance") by routers. */
+  suffix?: string;
+
+  private _app: AppContext | null = null;
+  private _policies: ViewPolicies | null = null;
+
+  get app(): AppContext {
+    if (!this._app) throw new Error(`${this.constructor.name} is not bound to an app yet.`);
+    return this._app;
+  }
+
+  get policies(): ViewPolicies {
+    if (!this._policies) throw new Error(`${this.constructor.name} is not bound to an app yet.`);
+    return this._policies;
+  }
+
+  /** Resolves settings and builds plug-in instances, once per route. */
+  bind(app: AppContext): this {
+    if (this._app === app) return this;
+    this._app = app;
+    const s = app.settings;
+    const build = <T>(classes: readonly PluginClass<T>[]): T[] => classes.map((C) => new C(app));
+    const renderers = build(this.rendererClasses ?? s.DEFAULT_RENDERER_CLASSES);
+    const versioningClass = this.versioningClass === undefined ? s.DEFAULT_VERSIONING_CLASS : this.versioningClass;
+    let versioning: Versioning | null = null;
+    if (versioningClass) {
+      versioning = new versioningClass(app);
+      const v = versioning as unknown as Record<string, unknown>;
+      if (this.defaultVersion !== undefined) v['defaultVersion'] = this.defaultVersion;
+      if (this.allowedVersions !== undefined) v['allowedVersions'] = this.allowedVersions;
+      if (this.versionParam !== undefined) v['versionParam'] = this.versionParam;
+    }
+    const allowedMethods = this.computeAllowedMethods();
+    const vary: string[] = renderers.length > 1 ? ['Accept'] : [];
+    for (const h of versioning?.varyHeaders ?? []) if (!vary.includes(h)) vary.push(h);
+    this._policies = {
+      renderers,
+      parsers: build(this.parserClasses ?? s.DEFAULT_PARSER_CLASSES),
+      authenticators: build(this.authenticationClasses ?? s.DEFAULT_AUTHENTICATION_CLASSES),
+      permissions: build(this.permissionClasses ?? s.DEFAULT_PERMISSION_CLASSES),
+      throttles: build(this.throttleClasses ?? s.DEFAULT_THROTTLE_CLASSES),
+      versioning,
+      exceptionHandler: s.EXCEPTION_HANDLER,
+      allowedMethods,
+      allowHeader: allowedMethods.join(', '),
+      vary,
+    };
+    this.onBind(app);
+    return this;
+  }
+
+  /** Hook for subclasses that prepare something once per route. */
+  protected onBind(_app: AppContext): void {}
+
+  /** The handler for an HTTP method, or `undefined` when the view has none. */
+  handlerFor(method: string): Handler | undefined {
+    const name = method.toLowerCase();
+    if (!(HTTP_METHOD_NAMES as readonly string[]).includes(name)) return undefined;
+    const fn = (this as unknown as Record<string, unknown>)[name];
+    if (typeof fn === 'function') return fn as Handler;
+    // Django maps HEAD to GET when the view has no head().
+    if (name === 'head') {
+      const get = (this as unknown as Record<string, unknown>)['get'];
+      if (typeof get === 'function') return get as Handler;
+    }
+    return undefined;
+  }
+
+  protected computeAllowedMethods(): string[] {
+    return HTTP_METHOD_NAMES.filter((m) => this.handlerFor(m) !== undefined).map((m) => m.toUpperCase());
+  }
+
+  get allowedMethods(): readonly string[] {
+    return this.policies.allowedMethods;
+  }
+
+  // ------------------------------------------------------------- pipeline
+
+  /** Runs the whole pipeline for one request and returns the response to render. */
+  async dispatch(req: ApiRequest): Promise<Response> {
+    const p = this.policies;
+    req.authenticators = p.authenticators;
+    req.parsers = p.parsers;
+    let response: Response;
+    try {
+      await this.initial(req);
+      const handler = this.handlerFor(req.method);
+      if (!handler) throw new MethodNotAllowed(req.method);
+      const out = await handler.call(this, req);
+      response = out instanceof Response ? out : new Response(out);
+    } catch (err) {
+      response = this.handleException(req, err);
+    }
+    return this.finalizeResponse(req, response);
+  }
+
+  /** Everything that runs before the handler, in DRF's order. */
+  async initial(req: ApiRequest): Promise<void> {
+    this.performContentNegotiation(req);
+    this.determineVersion(req);
+    await this.performAuthentication(req);
+    await this.checkPermissions(req);
+    await this.checkThrottles(req);
+  }
+
+  performContentNegotiation(req: ApiRequest, force = false): void {
+    const renderers = this.policies.renderers;
+    const format = req.query['format'];
+    const [renderer, mediaType] =
+      format !== undefined && !force
+        ? rendererForFormat(renderers, format)
+        : negotiateRenderer(renderers, req.headers.accept, force);
+    req.acceptedRenderer = renderer;
+    req.acceptedMediaType = mediaType;
+  }
+
+  determineVersion(req: ApiRequest): void {
+    const scheme = this.policies.versioning;
+    if (!scheme) return;
+    req.version = scheme.determineVersion(req, req.params);
+    req.versioningScheme = scheme;
+  }
+
+  /** Resolves `request.user`; override with an empty body to make it lazy. */
+  async performAuthentication(req: ApiRequest): Promise<void> {
+    await req.authenticate();
+  }
+
+  async checkPermissions(req: ApiRequest): Promise<void> {
+    for (const permission of this.policies.permissions) {
+      if (!(await permission.hasPermission(req, this))) {
+        this.permissionDenied(req, permission.message, permission.code);
+      }
+    }
+  }
+
+  /** Generic views call this from `getObject`. */
+  async checkObjectPermissions(req: ApiRequest, obj: unknown): Promise<void> {
+    for (const permission of this.policies.permissions) {
+      if (permission.hasObjectPermission && !(await permission.hasObjectPermission(req, this, obj))) {
+        this.permissionDenied(req, permission.message, permission.code);
+      }
+    }
+  }
+
+  /** 401/403 for a failed permission: NotAuthenticated when no scheme succeeded. */
+  permissionDenied(req: ApiRequest, message?: string, code?: string): never {
+    if (req.authenticators.length > 0 && !req.successfulAuthenticator) throw new NotAuthenticated();
+    throw new PermissionDenied(message, code);
+  }
+
+  async checkThrottles(req: ApiRequest): Promise<void> {
+    const throttles = this.policies.throttles;
+    if (throttles.length === 0) return;
+    let denied = false;
+    let wait: number | null = null;
+    for (const throttle of throttles) {
+      const decision = await throttle.allowRequest(req, this);
+      if (!decision.allowed) {
+        denied = true;
+        if (decision.wait !== null && (wait === null || decision.wait > wait)) wait = decision.wait;
+      }
+    }
+    if (denied) throw new Throttled(wait);
+  }
+
+  /** The `WWW-Authenticate` value of the first scheme, which decides 401 vs 403. */
+  authenticateHeader(req: ApiRequest): string | null {
+    const first = this.policies.authenticators[0];
+    return first?.authenticateHeader?.(req) ?? null;
+  }
+
+  /**
+   * Turns an error into a response through EXCEPTION_HANDLER. Unauthenticated
+   * errors become 401 with the first scheme's `WWW-Authenticate`, or 403 when
+   * that scheme has none. Unknown errors are re-thrown (the app logs a 500).
+   */
+  handleException(req: ApiRequest, err: unknown): Response {
+    if (err instanceof NotAuthenticated || err instanceof AuthenticationFailed) {
+      const header = this.authenticateHeader(req);
+      if (header) err.headers['WWW-Authenticate'] = header;
+      else (err as { statusCode: number }).statusCode = 403;
+    }
+    const handled = this.policies.exceptionHandler(err, { request: req, view: this });
+    if (!handled) throw err;
+    const res = new Response(handled.body, { status: handled.status, headers: handled.headers });
+    res.exception = true;
+    return res;
+  }
+
+  /** Adds `Allow` and `Vary`; makes sure a renderer is chosen even after a 406. */
+  finalizeResponse(req: ApiRequest, res: Response): Response {
+    if (!req.acceptedRenderer) this.performContentNegotiation(req, true);
+    const p = this.policies;
+    if (p.vary.length > 0) patchVary(res, p.vary);
+    res.headers['Allow'] = p.allowHeader;
+    return res;
+  }
+
+  // ------------------------------------------------------------- metadata
+
+  /** The view's name in words: `ItemListView` -> `Item List`. */
+  getViewName(): string {
+    const ctor = this.constructor as typeof APIView;
+    if (ctor.viewName) return ctor.viewName;
+    let name = ctor.name;
+    for (const tail of ['View', 'ViewSet']) {
+      if (name.endsWith(tail) && name !== tail) name = name.slice(0, -tail.length);
+    }
+    name = name.replace(/((?<=[a-z])[A-Z]|[A-Z](?![A-Z]|$))/g, ' $1').trim();
+    return this.suffix ? `${name} ${this.suffix}` : name;
+  }
+
+  getViewDescription(): string {
+    return (this.constructor as typeof APIView).description ?? '';
+  }
+
+  /** OPTIONS: DRF's SimpleMetadata. */
+  options(_req: ApiRequest): Response {
+    return new Response(this.metadata());
+  }
+
+  metadata(): Record<string, unknown> {
+    return {
+      name: this.getViewName(),
+      description: this.getViewDescription(),
+      renders: this.policies.renderers.map((r) => r.mediaType),
+      parses: this.policies.parsers.map((p) => p.mediaType),
+    };
+  }
+}
+
+export function isApiError(err: unknown): err is ApiError {
+  return err instanceof ApiError;
+}

@@ -1,0 +1,214 @@
+import type { AppContext } from '../context.js';
+import type { ApiRequest } from '../request.js';
+import type { Pagination, PaginationClass, Source } from '../pagination/base.js';
+import { NotFound, ValidationError, ImproperlyConfigured } from '../exceptions.js';
+import { Response } from '../response.js';
+import { APIView } from './api-view.js';
+import { findOne, listAll } from './source.js';
+
+/** What `serialize` receives: the request (for `reverse`) and the view. */
+export interface SerializeContext {
+  readonly request: ApiRequest;
+  readonly view: GenericAPIView;
+}
+
+export interface ValidateContext<T> {
+  readonly request: ApiRequest;
+  readonly partial: boolean;
+  readonly instance: T | null;
+}
+
+/**
+ * The base of list/detail views over a source (an array or a Kysely select
+ * builder), as DRF's `GenericAPIView`. Override `getQueryset` for the items,
+ * `serialize` for their JSON, `validate` and `perform*` for writes.
+ */
+export class GenericAPIView<T = any> extends APIView {
+  /** Pagination for list responses; `null` switches it off, `undefined` = DEFAULT_PAGINATION_CLASS. */
+  paginationClass?: PaginationClass | null;
+  /** The field objects are looked up by. */
+  lookupField = 'id';
+  /** The path parameter holding the lookup value (defaults to `lookupField`, or `pk` when the route uses it). */
+  lookupUrlKwarg?: string;
+
+  private _paginator: Pagination<T> | null = null;
+
+  protected override onBind(app: AppContext): void {
+    const cls = this.paginationClass === undefined ? app.settings.DEFAULT_PAGINATION_CLASS : this.paginationClass;
+    this._paginator = cls ? (new cls(app) as Pagination<T>) : null;
+  }
+
+  /** The pagination instance shared by every request of this view, or `null`. */
+  get paginator(): Pagination<T> | null {
+    return this._paginator;
+  }
+
+  /** The items this view works on. */
+  getQueryset(_req: ApiRequest): Source<T> | Promise<Source<T>> {
+    throw new ImproperlyConfigured(`${this.constructor.name} must override getQueryset().`);
+  }
+
+  /** Narrows the queryset from query parameters (search, ordering, …). */
+  filterQueryset(_req: ApiRequest, source: Source<T>): Source<T> | Promise<Source<T>> {
+    return source;
+  }
+
+  /** The JSON form of one item; the request is in `ctx` for building links. */
+  serialize(item: T, _ctx: SerializeContext): unknown {
+    return item;
+  }
+
+  serializeMany(items: readonly T[], req: ApiRequest): unknown[] {
+    const ctx: SerializeContext = { request: req, view: this };
+    const out = new Array<unknown>(items.length);
+    for (let i = 0; i < items.length; i++) out[i] = this.serialize(items[i]!, ctx);
+    return out;
+  }
+
+  /** The object named by the URL, after object permissions; 404 when absent. */
+  async getObject(req: ApiRequest): Promise<T> {
+    const source = await this.filterQueryset(req, await this.getQueryset(req));
+    const kwarg = this.lookupUrlKwarg ?? (this.lookupField in req.params ? this.lookupField : 'pk');
+    const value = req.params[kwarg];
+    if (value === undefined) {
+      throw new ImproperlyConfigured(
+        `Expected view ${this.constructor.name} to be called with a URL parameter named "${kwarg}".`,
+      );
+    }
+    const obj = await findOne(source, this.lookupField, value);
+    if (obj === undefined) throw new NotFound('No ' + this.itemName() + ' matches the given query.');
+    await this.checkObjectPermissions(req, obj);
+    return obj;
+  }
+
+  /** Used in the 404 message for a missing object. */
+  protected itemName(): string {
+    return 'object';
+  }
+
+  /** The page's items, or `null` when this view does not paginate. */
+  async paginateQueryset(source: Source<T>, req: ApiRequest): Promise<T[] | null> {
+    if (!this._paginator) return null;
+    return this._paginator.paginate(source, req, this);
+  }
+
+  getPaginatedResponse(data: unknown[], req: ApiRequest): Response {
+    if (!this._paginator) throw new ImproperlyConfigured('getPaginatedResponse() called on a view without pagination.');
+    return this._paginator.paginatedResponse(data, req);
+  }
+
+  /**
+   * Checks input for create/update; throws `ValidationError` with a field
+   * map. The default accepts any JSON object.
+   */
+  validate(data: unknown, _ctx: ValidateContext<T>): Record<string, unknown> | Promise<Record<string, unknown>> {
+    if (data === null || typeof data !== 'object' || Array.isArray(data)) {
+      const kind = data === null ? 'NoneType' : Array.isArray(data) ? 'list' : typeof data === 'string' ? 'str' : typeof data;
+      throw new ValidationError({
+        [this.app.settings.NON_FIELD_ERRORS_KEY]: [`Invalid data. Expected a dictionary, but got ${kind}.`],
+      });
+    }
+    return data as Record<string, unknown>;
+  }
+
+  performCreate(_req: ApiRequest, _data: Record<string, unknown>): T | Promise<T> {
+    throw new ImproperlyConfigured(`${this.constructor.name} must override performCreate().`);
+  }
+
+  performUpdate(_req: ApiRequest, _instance: T, _data: Record<string, unknown>): T | Promise<T> {
+    throw new ImproperlyConfigured(`${this.constructor.name} must override performUpdate().`);
+  }
+
+  performDestroy(_req: ApiRequest, _instance: T): void | Promise<void> {
+    throw new ImproperlyConfigured(`${this.constructor.name} must override performDestroy().`);
+  }
+
+  /** Headers for a 201: `Location` when the item has a `url`. */
+  getSuccessHeaders(data: unknown): Record<string, string> {
+    const url = (data as Record<string, unknown> | null)?.[this.app.settings.URL_FIELD_NAME];
+    return typeof url === 'string' ? { Location: url } : {};
+  }
+
+  // ----------------------------------------------------- the actions (mixins)
+
+  async list(req: ApiRequest): Promise<Response> {
+    const source = await this.filterQueryset(req, await this.getQueryset(req));
+    const page = await this.paginateQueryset(source, req);
+    if (page !== null) return this.getPaginatedResponse(this.serializeMany(page, req), req);
+    return new Response(this.serializeMany(await listAll(source), req));
+  }
+
+  async retrieve(req: ApiRequest): Promise<Response> {
+    const obj = await this.getObject(req);
+    return new Response(this.serialize(obj, { request: req, view: this }));
+  }
+
+  async create(req: ApiRequest): Promise<Response> {
+    const data = await this.validate(req.data, { request: req, partial: false, instance: null });
+    const obj = await this.performCreate(req, data);
+    const body = this.serialize(obj, { request: req, view: this });
+    return new Response(body, { status: 201, headers: this.getSuccessHeaders(body) });
+  }
+
+  async update(req: ApiRequest, partial = false): Promise<Response> {
+    const instance = await this.getObject(req);
+    const data = await this.validate(req.data, { request: req, partial, instance });
+    const obj = await this.performUpdate(req, instance, data);
+    return new Response(this.serialize(obj, { request: req, view: this }));
+  }
+
+  partialUpdate(req: ApiRequest): Promise<Response> {
+    return this.update(req, true);
+  }
+
+  async destroy(req: ApiRequest): Promise<Response> {
+    const instance = await this.getObject(req);
+    await this.performDestroy(req, instance);
+    return new Response(null, { status: 204 });
+  }
+}
+
+/** GET a list. */
+export class ListAPIView<T = any> extends GenericAPIView<T> {
+  get(req: ApiRequest) { return this.list(req); }
+}
+/** GET one object. */
+export class RetrieveAPIView<T = any> extends GenericAPIView<T> {
+  get(req: ApiRequest) { return this.retrieve(req); }
+}
+/** POST to create. */
+export class CreateAPIView<T = any> extends GenericAPIView<T> {
+  post(req: ApiRequest) { return this.create(req); }
+}
+/** PUT / PATCH one object. */
+export class UpdateAPIView<T = any> extends GenericAPIView<T> {
+  put(req: ApiRequest) { return this.update(req); }
+  patch(req: ApiRequest) { return this.partialUpdate(req); }
+}
+/** DELETE one object. */
+export class DestroyAPIView<T = any> extends GenericAPIView<T> {
+  delete(req: ApiRequest) { return this.destroy(req); }
+}
+/** GET a list, POST to create. */
+export class ListCreateAPIView<T = any> extends GenericAPIView<T> {
+  get(req: ApiRequest) { return this.list(req); }
+  post(req: ApiRequest) { return this.create(req); }
+}
+/** GET, PUT, PATCH one object. */
+export class RetrieveUpdateAPIView<T = any> extends GenericAPIView<T> {
+  get(req: ApiRequest) { return this.retrieve(req); }
+  put(req: ApiRequest) { return this.update(req); }
+  patch(req: ApiRequest) { return this.partialUpdate(req); }
+}
+/** GET, DELETE one object. */
+export class RetrieveDestroyAPIView<T = any> extends GenericAPIView<T> {
+  get(req: ApiRequest) { return this.retrieve(req); }
+  delete(req: ApiRequest) { return this.destroy(req); }
+}
+/** GET, PUT, PATCH, DELETE one object. */
+export class RetrieveUpdateDestroyAPIView<T = any> extends GenericAPIView<T> {
+  get(req: ApiRequest) { return this.retrieve(req); }
+  put(req: ApiRequest) { return this.update(req); }
+  patch(req: ApiRequest) { return this.partialUpdate(req); }
+  delete(req: ApiRequest) { return this.destroy(req); }
+}
