@@ -1,0 +1,98 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import type { DB } from './schema.js';
+import type { DialectName } from './dialect.js';
+import { DEFAULT_DATABASE_URL, parseDatabaseUrl, redactUrl, urlPassword } from './url.js';
+
+/** An open connection (SQLite) or pool (PostgreSQL) and its Kysely instance. */
+export interface Database {
+  readonly db: Kysely<DB>;
+  readonly dialect: DialectName;
+  /** The URL it was opened with, password replaced by `***`. */
+  readonly url: string;
+  /** Closes the connection or pool. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+/** Tuning knobs for `openDatabase`; the URL alone is enough for normal use. */
+export interface OpenDatabaseOptions {
+  /** Extra `pg.Pool` settings (size, timeouts). Ignored for SQLite. */
+  pgPool?: Omit<pg.PoolConfig, 'connectionString'>;
+  /** How long SQLite waits for another process's write lock, in ms (default 5000). */
+  sqliteBusyTimeoutMs?: number;
+}
+
+/** Milliseconds SQLite waits for a lock held by another connection. */
+export const SQLITE_BUSY_TIMEOUT_MS = 5_000;
+
+/**
+ * Opens the database named by `url`, else `DATABASE_URL`, else
+ * `sqlite:./data/trestle.sqlite3`. The connection is checked before this
+ * resolves, so a wrong URL fails at start-up with a message naming the URL
+ * (password redacted), never at the first request.
+ */
+export async function openDatabase(url?: string, options: OpenDatabaseOptions = {}): Promise<Database> {
+  const target = url ?? process.env['DATABASE_URL'] ?? DEFAULT_DATABASE_URL;
+  const parsed = parseDatabaseUrl(target);
+  if (parsed.dialect === 'sqlite') {
+    return openSqlite(target, parsed.filename, options.sqliteBusyTimeoutMs ?? SQLITE_BUSY_TIMEOUT_MS);
+  }
+  return openPostgres(target, options.pgPool ?? {});
+}
+
+function connectError(url: string, cause: unknown): Error {
+  const password = urlPassword(url);
+  const raw = cause instanceof Error ? cause : new Error(String(cause));
+  const code = (raw as { code?: unknown }).code;
+  let reason = typeof code === 'string' && /^E[A-Z]+$/.test(code) ? code : raw.message || String(code);
+  if (password) reason = reason.split(password).join('***');
+  reason = reason.replace(/\s+/g, ' ').trim();
+  return new Error(`Cannot connect to database ${redactUrl(url)}: ${reason}`, { cause: raw });
+}
+
+function openSqlite(url: string, filename: string, busyTimeoutMs: number): Database {
+  let sqlite: BetterSqlite3.Database;
+  try {
+    if (filename !== ':memory:') mkdirSync(dirname(resolve(filename)), { recursive: true });
+    sqlite = new BetterSqlite3(filename, { timeout: busyTimeoutMs });
+    if (filename !== ':memory:') sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma('foreign_keys = ON');
+    sqlite.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
+  } catch (err) {
+    throw connectError(url, err);
+  }
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return makeDatabase(db, 'sqlite', url);
+}
+
+async function openPostgres(url: string, poolConfig: Omit<pg.PoolConfig, 'connectionString'>): Promise<Database> {
+  const pool = new pg.Pool({ connectionTimeoutMillis: 10_000, ...poolConfig, connectionString: url });
+  // Idle clients that lose their server must not crash the process.
+  pool.on('error', () => {});
+  try {
+    const client = await pool.connect();
+    client.release();
+  } catch (err) {
+    await pool.end().catch(() => {});
+    throw connectError(url, err);
+  }
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  return makeDatabase(db, 'postgres', url);
+}
+
+function makeDatabase(db: Kysely<DB>, dialect: DialectName, url: string): Database {
+  let closing: Promise<void> | null = null;
+  return {
+    db,
+    dialect,
+    url: redactUrl(url),
+    close() {
+      closing ??= db.destroy();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,17 @@
+export { openDatabase, SQLITE_BUSY_TIMEOUT_MS, type Database, type OpenDatabaseOptions } from './database.js';
+export { DEFAULT_DATABASE_URL, parseDatabaseUrl, redactUrl } from './url.js';
+export { dialectOf, type DialectName } from './dialect.js';
+export * from './schema.js';
+export {
+  migrate,
+  listMigrations,
+  MigrationError,
+  type AppMigrations,
+  type MigrateOptions,
+  type MigrateResult,
+  type MigrationProgress,
+  type MigrationSet,
+  type MigrationStatus,
+} from './migrate.js';
+export { frameworkMigrations } from './migrations/index.js';
+export { registerDataServices } from './services.js';

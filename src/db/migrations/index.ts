@@ -1,0 +1,11 @@
+import type { Migration } from 'kysely';
+import { usersMigration } from './0001-users.js';
+
+/**
+ * The framework's migrations, applied in this order before the project's
+ * own. To add one: write `NNNN-name.ts` next to this file, import it here and
+ * append one entry. Never rename or reorder an entry that has shipped.
+ */
+export const frameworkMigrations: ReadonlyArray<readonly [name: string, migration: Migration]> = [
+  ['0001_users', usersMigration],
+];
