@@ -1,0 +1,22 @@
+export { AnonymousUser, type User } from './user.js';
+export { UserRecord, type UserFields } from './user-record.js';
+export type {
+  CreateUserInput,
+  ListUsersOptions,
+  UserCreatedHook,
+  UserSavedHook,
+  UserSavedInfo,
+  UserStore,
+  UserUpdate,
+} from './store.js';
+export { KyselyUserStore, type KyselyUserStoreOptions } from './kysely-user-store.js';
+export { DuplicateUsername, InvalidUserData, UserNotFound } from './errors.js';
+export {
+  DEFAULT_SCRYPT_PARAMS,
+  hashPassword,
+  isUsablePassword,
+  makeUnusablePassword,
+  needsRehash,
+  verifyPassword,
+  type ScryptParams,
+} from './passwords.js';

@@ -1,0 +1,98 @@
+import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+
+/**
+ * Password hashing with `node:crypto` scrypt, stored as a PHC string:
+ * `$scrypt$ln=14,r=8,p=1$<salt base64>$<hash base64>` (unpadded base64).
+ * Hashing runs on libuv's thread pool, off the event loop. The parameters
+ * travel with each hash, so raising the cost later keeps old hashes valid.
+ */
+
+/** Cost parameters: N = 2^ln, block size r, parallelism p. */
+export interface ScryptParams {
+  ln: number;
+  r: number;
+  p: number;
+}
+
+/** Today's cost: N = 16384, r = 8, p = 1 (16 MiB, ~50 ms). */
+export const DEFAULT_SCRYPT_PARAMS: Readonly<ScryptParams> = Object.freeze({ ln: 14, r: 8, p: 1 });
+
+const SALT_BYTES = 16;
+const KEY_BYTES = 32;
+/** Prefix of passwords that can never match (Django's UNUSABLE_PASSWORD_PREFIX). */
+export const UNUSABLE_PASSWORD_PREFIX = '!';
+
+function derive(password: string, salt: Buffer, params: ScryptParams, keylen: number): Promise<Buffer> {
+  const N = 2 ** params.ln;
+  const options: ScryptOptions = { N, r: params.r, p: params.p, maxmem: 256 * N * params.r + 1024 * 1024 };
+  return new Promise((resolve, reject) => {
+    scrypt(password.normalize('NFKC'), salt, keylen, options, (err, key) => (err ? reject(err) : resolve(key)));
+  });
+}
+
+const b64 = (buf: Buffer): string => buf.toString('base64').replace(/=+$/, '');
+
+/** Hashes a password into a PHC string. */
+export async function hashPassword(password: string, params: ScryptParams = DEFAULT_SCRYPT_PARAMS): Promise<string> {
+  const salt = randomBytes(SALT_BYTES);
+  const key = await derive(password, salt, params, KEY_BYTES);
+  return `$scrypt$ln=${params.ln},r=${params.r},p=${params.p}$${b64(salt)}$${b64(key)}`;
+}
+
+interface ParsedHash {
+  params: ScryptParams;
+  salt: Buffer;
+  key: Buffer;
+}
+
+const PHC = /^\$scrypt\$ln=(\d{1,2}),r=(\d{1,3}),p=(\d{1,3})\$([A-Za-z0-9+/]+)\$([A-Za-z0-9+/]+)$/;
+
+function parseHash(encoded: string): ParsedHash | null {
+  const m = PHC.exec(encoded);
+  if (!m) return null;
+  const params = { ln: Number(m[1]), r: Number(m[2]), p: Number(m[3]) };
+  if (params.ln < 1 || params.ln > 20 || params.r < 1 || params.p < 1) return null;
+  const key = Buffer.from(m[5]!, 'base64');
+  if (key.length < 16) return null;
+  return { params, salt: Buffer.from(m[4]!, 'base64'), key };
+}
+
+/**
+ * Checks a password against a stored hash in constant time. An unusable or
+ * malformed hash never matches (and costs the same scrypt run, so timing
+ * does not tell the two cases apart).
+ */
+export async function verifyPassword(password: string, encoded: string): Promise<boolean> {
+  const parsed = parseHash(encoded);
+  if (!parsed) {
+    await burnHashTime(password);
+    return false;
+  }
+  const key = await derive(password, parsed.salt, parsed.params, parsed.key.length);
+  return timingSafeEqual(key, parsed.key);
+}
+
+/** True when a hash was made with other parameters than today's and should be redone. */
+export function needsRehash(encoded: string, params: ScryptParams = DEFAULT_SCRYPT_PARAMS): boolean {
+  const parsed = parseHash(encoded);
+  if (!parsed) return false;
+  return parsed.params.ln !== params.ln || parsed.params.r !== params.r || parsed.params.p !== params.p;
+}
+
+/** A value that marks "no password": login with a password is impossible. */
+export function makeUnusablePassword(): string {
+  return UNUSABLE_PASSWORD_PREFIX + randomBytes(30).toString('base64url');
+}
+
+/** True for hashes `makeUnusablePassword()` made (or anything that is not a hash). */
+export function isUsablePassword(encoded: string): boolean {
+  return parseHash(encoded) !== null;
+}
+
+/**
+ * Spends the time of one hash with today's parameters, so that "unknown
+ * user" and "wrong password" take equally long.
+ */
+export async function burnHashTime(password: string): Promise<void> {
+  await derive(password, randomBytes(SALT_BYTES), DEFAULT_SCRYPT_PARAMS, KEY_BYTES);
+}
