@@ -1,0 +1,23 @@
+import type { Command } from '../command.js';
+import { changepasswordCommand } from './changepassword.js';
+import { createsuperuserCommand } from './createsuperuser.js';
+import { helpCommand } from './help.js';
+import { migrateCommand } from './migrate.js';
+import { serveCommand } from './serve.js';
+
+/**
+ * Every `trestle` command, in the order `trestle help` lists them. To add a
+ * command: write `src/cli/commands/<name>.ts` exporting a `Command` and add
+ * it here.
+ */
+export const commands: readonly Command[] = [
+  migrateCommand,
+  createsuperuserCommand,
+  changepasswordCommand,
+  serveCommand,
+  helpCommand,
+];
+
+export function findCommand(name: string): Command | undefined {
+  return commands.find((c) => c.name === name);
+}

@@ -1,0 +1,52 @@
+import { existsSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { ProjectConfig } from '../project.js';
+import { CliError } from './command.js';
+
+/** A project config and the file it came from (`null`: no config file found). */
+export interface LoadedProject {
+  config: ProjectConfig;
+  path: string | null;
+}
+
+/** File names looked for in the working directory, in order. */
+export const CONFIG_FILE_NAMES = ['trestle.config.ts', 'trestle.config.mts', 'trestle.config.js', 'trestle.config.mjs'];
+
+/**
+ * Finds the project: `--config path`, else `TRESTLE_CONFIG`, else the first
+ * `trestle.config.{ts,mts,js,mjs}` in the working directory. No file is not an
+ * error (an empty project); a named file that does not exist is.
+ */
+export function findProjectFile(cwd: string, explicit: string | undefined, env: NodeJS.ProcessEnv): string | null {
+  const named = explicit ?? env['TRESTLE_CONFIG'];
+  if (named) {
+    const file = isAbsolute(named) ? named : resolve(cwd, named);
+    if (!existsSync(file)) throw new CliError(`Config file not found: ${file}`);
+    return file;
+  }
+  for (const name of CONFIG_FILE_NAMES) {
+    const file = resolve(cwd, name);
+    if (existsSync(file)) return file;
+  }
+  return null;
+}
+
+/** Imports the project file (TypeScript through tsx) and checks its default export. */
+export async function loadProject(cwd: string, explicit: string | undefined, env: NodeJS.ProcessEnv): Promise<LoadedProject> {
+  const file = findProjectFile(cwd, explicit, env);
+  if (!file) return { config: {}, path: null };
+  let mod: { default?: unknown };
+  try {
+    mod = /\.[cm]?ts$/.test(file)
+      ? ((await (await import('tsx/esm/api')).tsImport(pathToFileURL(file).href, import.meta.url)) as { default?: unknown })
+      : ((await import(pathToFileURL(file).href)) as { default?: unknown });
+  } catch (err) {
+    throw new CliError(`Cannot load ${file}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const config = mod.default;
+  if (typeof config !== 'object' || config === null) {
+    throw new CliError(`${file} must have a default export: export default defineProject({ … })`);
+  }
+  return { config: config as ProjectConfig, path: file };
+}

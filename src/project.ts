@@ -1,0 +1,50 @@
+import type { FastifyInstance } from 'fastify';
+import type { Migration } from 'kysely';
+import type { SettingsInput } from './settings.js';
+import type { RouteEntry } from './routing/routes.js';
+import type { Database } from './db/database.js';
+import type { UserStore } from './users/store.js';
+
+/** What `seed` receives: the open, migrated database and the user store. */
+export interface ProjectContext {
+  database: Database;
+  users: UserStore;
+}
+
+/** What a project's own `createApp` receives from `trestle serve`. */
+export interface ProjectAppOptions {
+  settings: SettingsInput;
+  routes: readonly RouteEntry[];
+  database: Database;
+  users: UserStore;
+}
+
+/**
+ * A Trestle project, as `trestle.config.ts` describes it. Every field is
+ * optional: an empty project still migrates the framework's tables and
+ * manages users.
+ */
+export interface ProjectConfig {
+  /** Settings under DRF's names, passed to `createApp`. */
+  settings?: SettingsInput;
+  /** The project's routes (`path()`, `include()`, `router.urls`). */
+  routes?: readonly RouteEntry[];
+  /** The project's own migrations, applied after the framework's, in name order. */
+  migrations?: Record<string, Migration>;
+  /** Used when neither `--database-url` nor `DATABASE_URL` is given. */
+  databaseUrl?: string;
+  /** Fills a fresh database with sample data (the example service uses it). */
+  seed?: (ctx: ProjectContext) => Promise<void>;
+  /** Replaces the default user store (`KyselyUserStore`). */
+  userStore?: (database: Database) => UserStore;
+  /** Builds the app `trestle serve` listens with; defaults to Trestle's `createApp`. */
+  createApp?: (options: ProjectAppOptions) => Promise<FastifyInstance>;
+}
+
+/**
+ * Declares a project. An identity function that exists for its types:
+ * `export default defineProject({ routes, migrations })`.
+ */
+export function defineProject(config: ProjectConfig): ProjectConfig {
+  return config;
+}
