@@ -37,6 +37,7 @@ export function registerInstaller(installer: AppInstaller): void {
   if (!installers.includes(installer)) installers.push(installer);
 }
 
+const ORIGINAL_CONTENT_TYPE = Symbol('trestle.contentType');
 const ROUTE_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE'];
 
 /**
@@ -55,6 +56,8 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Trestle
     bodyLimit: settings.DATA_UPLOAD_MAX_MEMORY_SIZE,
     // Tokens, cursors and query strings may be long; keep Fastify's limit generous.
     routerOptions: { maxParamLength: 500 },
+    // A path that is not valid percent-encoding is the client's mistake: JSON 400.
+    frameworkErrors: (_error, _req, reply) => sendError(reply, new ParseError('Malformed request path.')),
   });
   const services = new Services();
   const app: AppContext = { settings, log: fastify.log, services };
@@ -68,6 +71,22 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Trestle
   // so an unauthenticated request is refused before its body is looked at.
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+  // Fastify rejects a malformed Content-Type with its own 415 before any
+  // route runs. Hide the header from Fastify's body reader and put it back
+  // afterwards, so the view's parsers (and only when data is read) decide.
+  fastify.addHook('onRequest', (request, _reply, done) => {
+    const ct = request.headers['content-type'];
+    if (ct !== undefined) {
+      (request as unknown as Record<symbol, unknown>)[ORIGINAL_CONTENT_TYPE] = ct;
+      request.headers['content-type'] = 'application/octet-stream';
+    }
+    done();
+  });
+  fastify.addHook('preValidation', (request, _reply, done) => {
+    const ct = (request as unknown as Record<symbol, unknown>)[ORIGINAL_CONTENT_TYPE];
+    if (ct !== undefined) request.headers['content-type'] = ct as string;
+    done();
+  });
 
   await fastify.register(fastifyCookie);
 

@@ -324,4 +324,20 @@ describe('lazy body parsing', () => {
     expect(res.headers['content-type']).toBe('application/json');
     expect(res.json()).toEqual({ detail: 'Request body is too large.' });
   });
+
+  it('a malformed Content-Type is judged by the pipeline: 401 unauthenticated, 415 when data is read', async () => {
+    const a = await app();
+    const anonymous = await a.inject({ method: 'POST', url: '/whoami/', payload: '{}', headers: { 'content-type': ';;;' } });
+    expect(anonymous.statusCode).toBe(401);
+    const read = await a.inject({ method: 'POST', url: '/open/', payload: '{}', headers: { 'content-type': ';;;' } });
+    expect(read.statusCode).toBe(415);
+    expect(read.json()).toEqual({ detail: 'Unsupported media type ";;;" in request.' });
+  });
+
+  it('a path with broken percent-encoding is a JSON 400', async () => {
+    const res = await (await app()).inject({ url: '/open/%zz/' });
+    expect(res.statusCode).toBe(400);
+    expect(res.headers['content-type']).toBe('application/json');
+    expect(res.json()).toEqual({ detail: 'Malformed request path.' });
+  });
 });
