@@ -61,3 +61,7 @@ export type { Versioning, VersioningClass } from './versioning/base.js';
 
 export { AnonymousUser } from './users/user.js';
 export type { User } from './users/user.js';
+
+// --- serializers
+export { fields, string, integer, boolean, email, choice } from './serializers/fields.js';
+export type { Field, FieldSet } from './serializers/fields.js';

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { ApiRequest, CreateAPIView, boolean, choice, createApp, email, fields, integer, path, string } from '../../src/index.js';
+
+const BookInput = fields({
+  title: string({ maxLength: 10 }),
+  year: integer({ min: 0, max: 3000, required: false }),
+  inPrint: boolean({ default: true }),
+  format: choice(['paper', 'ebook'] as const, { required: false }),
+  contact: email({ required: false }),
+});
+
+class BookCreate extends CreateAPIView {
+  override authenticationClasses = [];
+  override validate(data: unknown) {
+    return BookInput.validate(data);
+  }
+  override performCreate(_req: ApiRequest, data: Record<string, unknown>) {
+    return { id: 1, ...data };
+  }
+}
+
+async function post(payload: unknown) {
+  const app = await createApp({ routes: [path('books/', BookCreate)] });
+  return app.inject({ method: 'POST', url: '/books/', payload: JSON.stringify(payload), headers: { 'content-type': 'application/json' } });
+}
+
+describe('field validation with DRF messages', () => {
+  it('valid input is converted and defaults applied', async () => {
+    const res = await post({ title: ' Dune ', year: '1965' });
+    expect(res.statusCode).toBe(201);
+    expect(res.json()).toEqual({ id: 1, title: 'Dune', year: 1965, inPrint: true });
+  });
+
+  it('missing, blank, null and wrong types give a field map of DRF messages', async () => {
+    const res = await post({ title: '', year: 'x', inPrint: null, format: 'scroll', contact: 'nope' });
+    expect(res.statusCode).toBe(400);
+    expect(res.headers['content-type']).toBe('application/json');
+    expect(res.json()).toEqual({
+      title: ['This field may not be blank.'],
+      year: ['A valid integer is required.'],
+      inPrint: ['This field may not be null.'],
+      format: ['"scroll" is not a valid choice.'],
+      contact: ['Enter a valid email address.'],
+    });
+    const missing = await post({});
+    expect(missing.json()).toEqual({ title: ['This field is required.'] });
+  });
+
+  it('limits are checked with DRF wording', async () => {
+    const res = await post({ title: 'A very long title', year: -1 });
+    expect(res.json()).toEqual({
+      title: ['Ensure this field has no more than 10 characters.'],
+      year: ['Ensure this value is greater than or equal to 0.'],
+    });
+  });
+
+  it('partial validation skips missing fields', () => {
+    expect(BookInput.validate({ year: 2000 }, { partial: true })).toEqual({ year: 2000 });
+  });
+});
