@@ -58,6 +58,9 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Trestle
     routerOptions: { maxParamLength: 500 },
     // A path that is not valid percent-encoding is the client's mistake: JSON 400.
     frameworkErrors: (_error, _req, reply) => sendError(reply, new ParseError('Malformed request path.')),
+    // Node would answer a missing Host with an empty 400; let the host check answer in JSON.
+    http: { requireHostHeader: false },
+    clientErrorHandler: onClientError,
   });
   const services = new Services();
   const app: AppContext = { settings, log: fastify.log, services };
@@ -200,6 +203,21 @@ export function sendResponse(reply: FastifyReply, req: ApiRequest, view: APIView
   reply.header('content-type', renderer.charset ? `${renderer.mediaType}; charset=${renderer.charset}` : renderer.mediaType);
   // A Buffer keeps the Content-Type exactly as set (DRF sends `application/json`, no charset).
   return reply.send(typeof payload === 'string' ? Buffer.from(payload) : payload);
+}
+
+/** Requests Node cannot even parse: answer in the same JSON shape, then close. */
+function onClientError(err: Error & { code?: string }, socket: import('node:net').Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, reason, detail] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', 'Request header fields too large.']
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'Request timeout.']
+        : [400, 'Bad Request', 'Malformed request.'];
+  const body = JSON.stringify({ detail });
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 /** Errors raised outside a view (host check, unknown route, Fastify's own) as JSON. */
