@@ -3,6 +3,7 @@ import { changepasswordCommand } from './changepassword.js';
 import { createsuperuserCommand } from './createsuperuser.js';
 import { helpCommand } from './help.js';
 import { migrateCommand } from './migrate.js';
+import { openapiCommand } from './openapi.js';
 import { serveCommand } from './serve.js';
 
 /**
@@ -15,6 +16,7 @@ export const commands: readonly Command[] = [
   createsuperuserCommand,
   changepasswordCommand,
   serveCommand,
+  openapiCommand,
   helpCommand,
 ];
 

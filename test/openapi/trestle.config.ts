@@ -1,0 +1,4 @@
+import { defineProject } from '../../src/project.js';
+import { routes } from './fixtures.js';
+
+export default defineProject({ routes });
