@@ -65,3 +65,17 @@ export type { User } from './users/user.js';
 // --- serializers
 export { fields, string, integer, boolean, email, choice } from './serializers/fields.js';
 export type { Field, FieldSet } from './serializers/fields.js';
+
+// --- versioning
+export { VersionConflict, deprecationHeaders } from './versioning/base.js';
+export type { VersionDeprecation, VersionSource } from './versioning/base.js';
+export { AcceptHeaderVersioning } from './versioning/accept-header.js';
+export { URLPathVersioning } from './versioning/url-path.js';
+export { NamespaceVersioning } from './versioning/namespace.js';
+export { HostNameVersioning } from './versioning/host-name.js';
+export { QueryParameterVersioning } from './versioning/query-parameter.js';
+export { XAPIVersionScheme } from './versioning/x-api-version.js';
+export { byVersion } from './versioning/by-version.js';
+export type { VersionSelector } from './versioning/by-version.js';
+export { listVersions } from './versioning/describe.js';
+export type { VersioningDescription, VersionLocation } from './versioning/describe.js';

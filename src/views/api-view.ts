@@ -272,6 +272,8 @@ export class APIView {
     const p = this.policies;
     if (p.vary.length > 0) patchVary(res, p.vary);
     res.headers['Allow'] = p.allowHeader;
+    const extra = req.versioningScheme?.responseHeaders?.(req);
+    if (extra) mergeHeaders(res, extra);
     return res;
   }
 
@@ -305,6 +307,15 @@ export class APIView {
       renders: this.policies.renderers.map((r) => r.mediaType),
       parses: this.policies.parsers.map((p) => p.mediaType),
     };
+  }
+}
+
+/** Adds headers the handler did not set; `Link` values are appended (RFC 8288 allows a list). */
+function mergeHeaders(res: Response, extra: Readonly<Record<string, string>>): void {
+  for (const name in extra) {
+    const current = res.getHeader(name);
+    if (current === undefined) res.setHeader(name, extra[name]!);
+    else if (name.toLowerCase() === 'link' && !current.includes(extra[name]!)) res.setHeader(name, `${current}, ${extra[name]!}`);
   }
 }
 
