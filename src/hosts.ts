@@ -41,8 +41,12 @@ export class HostValidator {
   check(host: string): string {
     const [domain] = splitDomainPort(host);
     if (!this.isAllowed(domain)) {
-      const shown = host.length > 100 ? `${host.slice(0, 100)}…` : host;
-      throw new DisallowedHost(`Invalid HTTP_HOST header: '${shown}'.`);
+      // Django's wording (its DEBUG message), with over-long hosts cut short.
+      const cut = (s: string) => (s.length > 100 ? `${s.slice(0, 100)}…` : s);
+      const hint = domain
+        ? ` You may need to add '${cut(domain)}' to ALLOWED_HOSTS.`
+        : ' The domain name provided is not valid according to RFC 1034/1035.';
+      throw new DisallowedHost(`Invalid HTTP_HOST header: '${cut(host)}'.${hint}`);
     }
     return host;
   }

@@ -57,9 +57,9 @@ export function negotiateRenderer(
   throw new NotAcceptable();
 }
 
-/** `?format=json`: the renderer with that format, or 404 as DRF. */
-export function rendererForFormat(renderers: readonly Renderer[], format: string): [Renderer, MediaType] {
-  const renderer = renderers.find((r) => r.format === format);
-  if (!renderer) throw new NotFound();
-  return [renderer, rendererType(renderer)];
+/** `?format=json`: the renderers with that format, or 404 as DRF's `filter_renderers`. */
+export function rendererForFormat(renderers: readonly Renderer[], format: string): Renderer[] {
+  const matching = renderers.filter((r) => r.format === format);
+  if (matching.length === 0) throw new NotFound();
+  return matching;
 }

@@ -96,7 +96,8 @@ export class ApiRequest {
   /** Query parameters, last value wins (DRF's `query_params.get`). */
   get query(): Readonly<Record<string, string>> {
     if (this._query === null) {
-      const out: Record<string, string> = {};
+      // No prototype: a parameter named `constructor` or `toString` is just a parameter.
+      const out: Record<string, string> = Object.create(null);
       for (const [k, v] of this.queryParams) out[k] = v;
       this._query = out;
     }

@@ -184,10 +184,9 @@ export class APIView {
   performContentNegotiation(req: ApiRequest, force = false): void {
     const renderers = this.policies.renderers;
     const format = req.query['format'];
-    const [renderer, mediaType] =
-      format !== undefined && !force
-        ? rendererForFormat(renderers, format)
-        : negotiateRenderer(renderers, req.headers.accept, force);
+    // As DRF: `?format=` narrows the renderers, then Accept is negotiated among them.
+    const candidates = format !== undefined && format !== '' && !force ? rendererForFormat(renderers, format) : renderers;
+    const [renderer, mediaType] = negotiateRenderer(candidates, req.headers.accept, force);
     req.acceptedRenderer = renderer;
     req.acceptedMediaType = mediaType;
   }

@@ -28,6 +28,13 @@ class Ping extends APIView {
   }
 }
 
+class QueryEcho extends APIView {
+  override authenticationClasses = [];
+  get(req: ApiRequest) {
+    return { toString: req.query['toString'] ?? null, a: req.query['a'] ?? null };
+  }
+}
+
 class TwoRenderers extends APIView {
   override authenticationClasses = [];
   override rendererClasses = [JSONRenderer, AcmeRenderer];
@@ -92,6 +99,7 @@ async function app(settings = {}) {
       path('ping/<int:pk>/', Ping, { name: 'ping' }),
       path('ping/<slug:slug>/', Ping, { name: 'ping-slug' }),
       path('two/', TwoRenderers),
+      path('query/', QueryEcho),
       include('api/', [path('books/', BookList, { name: 'book-list' }), path('books/<int:pk>/', BookDetail, { name: 'book-detail' })], {
         namespace: 'api',
       }),
@@ -132,6 +140,10 @@ describe('content negotiation', () => {
     const a = await app();
     const ok = await a.inject({ url: '/two/?format=acme' });
     expect(ok.headers['content-type']).toBe('application/vnd.acme+json');
+    const narrowed = await a.inject({ url: '/two/?format=json', headers: { accept: 'application/json; version=2.0' } });
+    expect(narrowed.json()).toEqual({ accepted: 'application/json; version=2.0' });
+    const conflict = await a.inject({ url: '/two/?format=acme', headers: { accept: 'application/json' } });
+    expect(conflict.statusCode).toBe(406);
     const bad = await a.inject({ url: '/two/?format=xml' });
     expect(bad.statusCode).toBe(404);
     expect(bad.json()).toEqual({ detail: 'Not found.' });
@@ -145,7 +157,7 @@ describe('hosts', () => {
       const res = await a.inject({ url, headers: { host: 'evil.example' } });
       expect(res.statusCode).toBe(400);
       expect(res.headers['content-type']).toBe('application/json');
-      expect(res.json()).toEqual({ detail: "Invalid HTTP_HOST header: 'evil.example'." });
+      expect(res.json()).toEqual({ detail: "Invalid HTTP_HOST header: 'evil.example'. You may need to add 'evil.example' to ALLOWED_HOSTS." });
     }
   });
 
@@ -196,6 +208,11 @@ describe('routing', () => {
       { id: 1, title: 'Dune', url: 'http://localhost:80/api/books/1/' },
       { id: 2, title: 'Emma', url: 'http://localhost:80/api/books/2/' },
     ]);
+  });
+
+  it('query parameters named like Object members are absent unless sent', async () => {
+    const res = await (await app()).inject({ url: '/query/?a=1' });
+    expect(res.json()).toEqual({ toString: null, a: '1' });
   });
 
   it('reverse() without a request gives a path; bad names and params throw NoReverseMatch', async () => {

@@ -38,13 +38,13 @@ describe('malformed requests over a real socket', () => {
     const res = await raw('GET /ok/ HTTP/1.1\r\nConnection: close\r\n\r\n');
     expect(res.status).toBe(400);
     expect(res.headers).toContain('content-type: application/json');
-    expect(JSON.parse(res.body)).toEqual({ detail: "Invalid HTTP_HOST header: ''." });
+    expect(JSON.parse(res.body)).toEqual({ detail: "Invalid HTTP_HOST header: ''. The domain name provided is not valid according to RFC 1034/1035." });
   });
 
   it('an empty Host header is a JSON 400', async () => {
     const res = await raw('GET /ok/ HTTP/1.1\r\nHost: \r\nConnection: close\r\n\r\n');
     expect(res.status).toBe(400);
-    expect(JSON.parse(res.body)).toEqual({ detail: "Invalid HTTP_HOST header: ''." });
+    expect(JSON.parse(res.body)).toEqual({ detail: "Invalid HTTP_HOST header: ''. The domain name provided is not valid according to RFC 1034/1035." });
   });
 
   it('a request line that does not parse is a JSON 400', async () => {
