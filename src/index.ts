@@ -79,3 +79,20 @@ export { byVersion } from './versioning/by-version.js';
 export type { VersionSelector } from './versioning/by-version.js';
 export { listVersions } from './versioning/describe.js';
 export type { VersioningDescription, VersionLocation } from './versioning/describe.js';
+
+// --- tokens
+export {
+  TokenStore,
+  ObtainAuthToken,
+  obtainAuthToken,
+  generateKey,
+  digestKey,
+  KeyCipher,
+  TokenKeyUnavailable,
+  TokenError,
+  tokenStoreFor,
+} from './authtoken/index.js';
+export type { Token, TokenInfo, TokenLookup, TokenStoreOptions, UserRef, TokenTable } from './authtoken/index.js';
+export { TokenAuthentication } from './authentication/token.js';
+export { resolveSecretKey, SECRET_KEY_FILE } from './secret-key.js';
+export type { ResolveSecretKeyOptions } from './secret-key.js';

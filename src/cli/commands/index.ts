@@ -5,6 +5,7 @@ import { helpCommand } from './help.js';
 import { migrateCommand } from './migrate.js';
 import { openapiCommand } from './openapi.js';
 import { serveCommand } from './serve.js';
+import { tokenCommand } from './token.js';
 
 /**
  * Every `trestle` command, in the order `trestle help` lists them. To add a
@@ -15,6 +16,7 @@ export const commands: readonly Command[] = [
   migrateCommand,
   createsuperuserCommand,
   changepasswordCommand,
+  tokenCommand,
   serveCommand,
   openapiCommand,
   helpCommand,

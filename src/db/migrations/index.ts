@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely';
 import { usersMigration } from './0001-users.js';
+import { tokensMigration } from './0002-tokens.js';
 
 /**
  * The framework's migrations, applied in this order before the project's
@@ -8,4 +9,5 @@ import { usersMigration } from './0001-users.js';
  */
 export const frameworkMigrations: ReadonlyArray<readonly [name: string, migration: Migration]> = [
   ['0001_users', usersMigration],
+  ['0002_tokens', tokensMigration],
 ];
