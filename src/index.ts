@@ -96,3 +96,27 @@ export type { Token, TokenInfo, TokenLookup, TokenStoreOptions, UserRef, TokenTa
 export { TokenAuthentication } from './authentication/token.js';
 export { resolveSecretKey, SECRET_KEY_FILE } from './secret-key.js';
 export type { ResolveSecretKeyOptions } from './secret-key.js';
+
+// --- pagination
+export {
+  BasePagination,
+  PageNumberPagination,
+  LimitOffsetPagination,
+  CursorPagination,
+  NestedLinksPagination,
+  LinkHeaderPagination,
+  pageSource,
+  pythonInt,
+  positiveInt,
+  PythonValueError,
+} from './pagination/index.js';
+export type {
+  CountStrategy,
+  CountStrategyView,
+  Cursor,
+  OrderingView,
+  PageSource,
+  OrderTerm,
+  PageNumberState,
+  LimitOffsetState,
+} from './pagination/index.js';

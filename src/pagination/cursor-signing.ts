@@ -1,0 +1,56 @@
+/**
+ * Signed cursors: `<payload>.<signature>`, both base64url. The signature is
+ * HMAC-SHA256 over the payload and a binding (the view's path and ordering),
+ * keyed from SECRET_KEY, so a cursor that was edited, or taken from another
+ * view or ordering, is refused before anything in it is used.
+ */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { AppContext } from '../context.js';
+import { warnOnce } from './base.js';
+
+// Used when SECRET_KEY is null: cursors then survive only as long as this process.
+const processKey = randomBytes(32);
+const keys = new WeakMap<AppContext, Buffer>();
+
+/** The cursor-signing key for an app: derived from SECRET_KEY, never SECRET_KEY itself. */
+export function cursorKey(app: AppContext): Buffer {
+  let key = keys.get(app);
+  if (key) return key;
+  const secret = app.settings.SECRET_KEY;
+  if (secret === null || secret === '') {
+    warnOnce(app, 'cursor-secret',
+      'SECRET_KEY is not set: pagination cursors are signed with a random per-process key, so they stop working after a restart and across workers. Set SECRET_KEY.');
+    key = processKey;
+  } else {
+    key = createHmac('sha256', secret).update('trestle.pagination.CursorPagination').digest();
+  }
+  keys.set(app, key);
+  return key;
+}
+
+function sign(key: Buffer, binding: string, payload: string): Buffer {
+  return createHmac('sha256', key).update(binding).update('\u0000').update(payload).digest();
+}
+
+/** `payload` (any JSON value) as a signed, URL-safe token bound to `binding`. */
+export function signCursor(key: Buffer, binding: string, payload: unknown): string {
+  const body = Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url');
+  return `${body}.${sign(key, binding, body).toString('base64url')}`;
+}
+
+/** The payload of a token made by `signCursor` with the same key and binding, else `undefined`. */
+export function verifyCursor(key: Buffer, binding: string, token: string): unknown {
+  const dot = token.indexOf('.');
+  if (dot <= 0 || dot !== token.lastIndexOf('.')) return undefined;
+  const body = token.slice(0, dot);
+  const given = token.slice(dot + 1);
+  if (!/^[A-Za-z0-9_-]+$/.test(body) || !/^[A-Za-z0-9_-]{43}$/.test(given)) return undefined;
+  const expected = sign(key, binding, body);
+  const actual = Buffer.from(given, 'base64url');
+  if (actual.length !== expected.length || !timingSafeEqual(actual, expected)) return undefined;
+  try {
+    return JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,231 @@
+/**
+ * Source adapters: what a pagination style needs from "the items", for an
+ * in-memory array and for a Kysely select builder. Counting is
+ * `SELECT count(*) FROM (…) AS t`, slicing is LIMIT/OFFSET, seeking (cursor
+ * pages) is ORDER BY plus a keyset WHERE.
+ */
+import { AliasNode, IdentifierNode, RawNode, SelectionNode, SelectQueryNode, sql, type Expression, type KyselyPlugin, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import type { Source } from './base.js';
+
+/** One column of an ordering, as the client sees the listing. */
+export interface OrderTerm {
+  /** Column (may be `table.column`; the row key is the last segment). */
+  readonly field: string;
+  readonly descending: boolean;
+  /** Where NULLs appear in this listing. */
+  readonly nullsFirst: boolean;
+}
+
+/** The same ordering walked backwards (for `previous` pages). */
+export function reverseTerms(terms: readonly OrderTerm[]): OrderTerm[] {
+  return terms.map((t) => ({ field: t.field, descending: !t.descending, nullsFirst: !t.nullsFirst }));
+}
+
+/** The row key a term reads: `b.created` → `created`. */
+export function rowKey(field: string): string {
+  const dot = field.lastIndexOf('.');
+  return dot === -1 ? field : field.slice(dot + 1);
+}
+
+/** The value of a term's column in an item (array element or row). */
+export function valueOf(item: unknown, field: string): unknown {
+  if (item === null || typeof item !== 'object') return undefined;
+  return (item as Record<string, unknown>)[rowKey(field)];
+}
+
+/** What every pagination style needs from a source. */
+export interface PageSource<T> {
+  readonly kind: 'array' | 'query';
+  /** The exact number of items. */
+  count(): Promise<number>;
+  /** `min(count, max)`, reading at most `max` rows. */
+  countUpTo(max: number): Promise<number>;
+  /** A cheap estimate of the count, or `null` when the source cannot estimate. */
+  estimatedCount(): Promise<number | null>;
+  /** Items `offset … offset + limit - 1` in the source's own order. */
+  slice(offset: number, limit: number): Promise<T[]>;
+  /**
+   * Items in `order`, strictly after `after` (values of the first
+   * `after.length` terms, compared as a tuple), then skipping `offset`.
+   * `reversed` says `order` is the listing walked backwards, so an array
+   * breaks ties by position in the mirrored direction.
+   */
+  seek(order: readonly OrderTerm[], after: readonly unknown[] | null, offset: number, limit: number, reversed?: boolean): Promise<T[]>;
+}
+
+/** Wraps an array or a Kysely select builder. */
+export function pageSource<T>(source: Source<T>): PageSource<T> {
+  return Array.isArray(source) ? new ArraySource(source as readonly T[]) : new QuerySource(source as AnyQuery<T>);
+}
+
+// ---------------------------------------------------------------- arrays
+
+/** Orders two non-null values: numbers and dates numerically, strings by code unit. */
+export function compareValues(a: unknown, b: unknown): number {
+  const x = a instanceof Date ? a.getTime() : typeof a === 'boolean' ? Number(a) : a;
+  const y = b instanceof Date ? b.getTime() : typeof b === 'boolean' ? Number(b) : b;
+  if ((typeof x === 'number' || typeof x === 'bigint') && (typeof y === 'number' || typeof y === 'bigint')) {
+    return x < y ? -1 : x > y ? 1 : 0;
+  }
+  const s = typeof x === 'string' ? x : String(x);
+  const t = typeof y === 'string' ? y : String(y);
+  return s < t ? -1 : s > t ? 1 : 0;
+}
+
+function isNull(v: unknown): boolean {
+  return v === null || v === undefined;
+}
+
+/** Compares two column values as the term orders them (NULL placement included). */
+export function compareByTerm(a: unknown, b: unknown, term: OrderTerm): number {
+  const an = isNull(a);
+  const bn = isNull(b);
+  if (an || bn) {
+    if (an && bn) return 0;
+    return an === term.nullsFirst ? -1 : 1;
+  }
+  const c = compareValues(a, b);
+  return term.descending ? -c : c;
+}
+
+class ArraySource<T> implements PageSource<T> {
+  readonly kind = 'array';
+  constructor(private readonly items: readonly T[]) {}
+
+  async count(): Promise<number> {
+    return this.items.length;
+  }
+  async countUpTo(max: number): Promise<number> {
+    return Math.min(this.items.length, max);
+  }
+  async estimatedCount(): Promise<number | null> {
+    return null;
+  }
+  async slice(offset: number, limit: number): Promise<T[]> {
+    return this.items.slice(offset, offset + limit);
+  }
+  async seek(order: readonly OrderTerm[], after: readonly unknown[] | null, offset: number, limit: number, reversed = false): Promise<T[]> {
+    const index = new Map<T, number>();
+    this.items.forEach((item, i) => index.set(item, i));
+    // Ties keep array order forwards and the mirror of it backwards, so both walks agree.
+    const cmp = (a: T, b: T): number => {
+      for (const term of order) {
+        const c = compareByTerm(valueOf(a, term.field), valueOf(b, term.field), term);
+        if (c !== 0) return c;
+      }
+      const d = index.get(a)! - index.get(b)!;
+      return reversed ? -d : d;
+    };
+    let rows = [...this.items].sort(cmp);
+    if (after) {
+      rows = rows.filter((item) => {
+        for (let i = 0; i < after.length; i++) {
+          const c = compareByTerm(valueOf(item, order[i]!.field), after[i], order[i]!);
+          if (c !== 0) return c > 0;
+        }
+        return false;
+      });
+    }
+    return rows.slice(offset, offset + limit);
+  }
+}
+
+// ---------------------------------------------------------------- Kysely
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyQuery<T> = SelectQueryBuilder<any, any, T>;
+
+/**
+ * Runs `SELECT count(*) AS count FROM (<query>) AS t` on the builder's own
+ * connection: a plugin swaps the query node for one that wraps it, since a
+ * builder does not expose its Kysely instance.
+ */
+function countQuery(qb: AnyQuery<unknown>): Promise<{ count: unknown }[]> {
+  const plugin: KyselyPlugin = {
+    transformQuery: (args) => {
+      if (!SelectQueryNode.is(args.node)) return args.node;
+      const from = SelectQueryNode.createFrom([AliasNode.create(args.node, IdentifierNode.create('t'))]);
+      const count = SelectionNode.create(AliasNode.create(RawNode.createWithSql('count(*)'), IdentifierNode.create('count')));
+      return SelectQueryNode.cloneWithSelections(from, [count]);
+    },
+    transformResult: async (args) => args.result,
+  };
+  return qb.withPlugin(plugin).execute() as Promise<{ count: unknown }[]>;
+}
+
+function toCount(row: { count?: unknown } | undefined): number {
+  return Number(row?.count ?? 0);
+}
+
+class QuerySource<T> implements PageSource<T> {
+  readonly kind = 'query';
+  constructor(private readonly qb: AnyQuery<T>) {}
+
+  async count(): Promise<number> {
+    const rows = await countQuery(this.qb as AnyQuery<unknown>);
+    return toCount(rows[0]);
+  }
+
+  async countUpTo(max: number): Promise<number> {
+    const limited = this.qb.limit(max) as AnyQuery<unknown>;
+    const rows = await countQuery(limited);
+    return toCount(rows[0]);
+  }
+
+  async estimatedCount(): Promise<number | null> {
+    if (!isPostgres(this.qb)) return null;
+    const rows = (await this.qb.explain('json')) as Record<string, unknown>[];
+    const plan = (rows[0]?.['QUERY PLAN'] as { Plan?: { 'Plan Rows'?: number } }[] | undefined)?.[0]?.Plan;
+    const estimate = plan?.['Plan Rows'];
+    return typeof estimate === 'number' && Number.isFinite(estimate) ? Math.max(0, Math.round(estimate)) : null;
+  }
+
+  async slice(offset: number, limit: number): Promise<T[]> {
+    return (await this.qb.limit(limit).offset(offset).execute()) as T[];
+  }
+
+  async seek(order: readonly OrderTerm[], after: readonly unknown[] | null, offset: number, limit: number): Promise<T[]> {
+    let q = this.qb.clearOrderBy();
+    for (const term of order) {
+      q = q.orderBy(sql`${sql.ref(term.field)} ${sql.raw(term.descending ? 'desc' : 'asc')} ${sql.raw(term.nullsFirst ? 'nulls first' : 'nulls last')}`);
+    }
+    if (after) q = q.where(keysetPredicate(order, after));
+    return (await q.limit(limit).offset(offset).execute()) as T[];
+  }
+}
+
+/** Kysely compiles LIMIT as a parameter: `$n` on PostgreSQL, `?` on SQLite. */
+function isPostgres(qb: AnyQuery<unknown>): boolean {
+  return /limit \$\d+$/i.test(qb.limit(1).compile().sql);
+}
+
+/**
+ * `row > after` in `order`, as SQL, NULLs included explicitly:
+ * `(c1 after p1) OR (c1 = p1 AND c2 after p2) OR …`, where "after" for a
+ * column sorted NULLS LAST also admits `c IS NULL`, and equality with a NULL
+ * position is `c IS NULL`.
+ */
+export function keysetPredicate(order: readonly OrderTerm[], after: readonly unknown[]): Expression<SqlBool> {
+  const branches = [];
+  for (let i = 0; i < after.length; i++) {
+    const parts = [];
+    for (let j = 0; j < i; j++) parts.push(equals(order[j]!, after[j]));
+    const beyond = strictlyAfter(order[i]!, after[i]);
+    if (beyond === null) continue;
+    parts.push(beyond);
+    branches.push(sql`(${sql.join(parts, sql` and `)})`);
+  }
+  if (branches.length === 0) return sql<SqlBool>`1 = 0`;
+  return sql<SqlBool>`(${sql.join(branches, sql` or `)})`;
+}
+
+function equals(term: OrderTerm, value: unknown) {
+  return isNull(value) ? sql`${sql.ref(term.field)} is null` : sql`${sql.ref(term.field)} = ${value}`;
+}
+
+function strictlyAfter(term: OrderTerm, value: unknown) {
+  const col = sql.ref(term.field);
+  if (isNull(value)) return term.nullsFirst ? sql`${col} is not null` : null;
+  const cmp = term.descending ? sql`${col} < ${value}` : sql`${col} > ${value}`;
+  return term.nullsFirst ? cmp : sql`(${cmp} or ${col} is null)`;
+}
