@@ -1,0 +1,50 @@
+import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { resolveSecretKey } from '../../src/index.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'trestle-secret-'));
+  dirs.push(d);
+  return d;
+}
+
+describe('resolveSecretKey', () => {
+  it('prefers the setting, then $SECRET_KEY, and then touches no file', () => {
+    const dir = tempDir();
+    const warnings: string[] = [];
+    const warn = (m: string) => void warnings.push(m);
+    expect(resolveSecretKey({ SECRET_KEY: 'from-settings' }, join(dir, 'data'), { env: { SECRET_KEY: 'from-env' }, warn })).toBe('from-settings');
+    expect(resolveSecretKey({ SECRET_KEY: null }, join(dir, 'data'), { env: { SECRET_KEY: 'from-env' }, warn })).toBe('from-env');
+    expect(warnings).toEqual([]);
+    expect(() => statSync(join(dir, 'data'))).toThrow();
+  });
+
+  it('generates a development key once, mode 0600, and returns it on later calls', () => {
+    const data = join(tempDir(), 'data');
+    const warnings: string[] = [];
+    const first = resolveSecretKey({}, data, { env: {}, warn: (m) => void warnings.push(m) });
+    const second = resolveSecretKey({}, data, { env: {}, warn: (m) => void warnings.push(m) });
+    expect(first).toMatch(/^[\w-]{43}$/);
+    expect(second).toBe(first);
+    expect(statSync(join(data, 'secret_key')).mode & 0o777).toBe(0o600);
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]).toMatch(/^SECRET_KEY is not set: generated a development key into .*secret_key\. Set SECRET_KEY in production\.$/);
+  });
+
+  it('tightens a key file readable by others and refuses an empty one', () => {
+    const data = join(tempDir(), 'data');
+    mkdirSync(data);
+    writeFileSync(join(data, 'secret_key'), 'copied-around\n');
+    chmodSync(join(data, 'secret_key'), 0o644);
+    expect(resolveSecretKey({}, data, { env: {}, warn: () => {} })).toBe('copied-around');
+    expect(statSync(join(data, 'secret_key')).mode & 0o777).toBe(0o600);
+    writeFileSync(join(data, 'secret_key'), '  \n');
+    expect(() => resolveSecretKey({}, data, { env: {}, warn: () => {} })).toThrow(/secret_key is empty: delete it or set SECRET_KEY\./);
+  });
+});
