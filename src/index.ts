@@ -120,3 +120,19 @@ export type {
   PageNumberState,
   LimitOffsetState,
 } from './pagination/index.js';
+
+// --- browsable, admin, openapi
+export { installStaticAssets } from './browsable/install.js';
+export { BrowsableAPIRenderer } from './browsable/renderer.js';
+export { escapeHtml, safeHref } from './browsable/escape-html.js';
+export { staticUrl } from './browsable/static-url.js';
+export { renderPaginationControls, PAGINATION_TEMPLATES } from './browsable/pagination-controls.js';
+export type { PaginationTemplate } from './browsable/pagination-controls.js';
+export { SchemaGenerator, generateOpenAPI } from './schema/generator.js';
+export type { SchemaGeneratorOptions } from './schema/generator.js';
+export { SchemaView, JSONOpenAPIRenderer } from './schema/schema-view.js';
+export { DocsView, DocsPageRenderer } from './schema/docs-view.js';
+export type { DocsViewOptions } from './schema/docs-view.js';
+export { securitySchemeFor } from './schema/security.js';
+export type { DescribesSecurity, NamedSecurityScheme } from './schema/security.js';
+export type { OpenAPIDocument, OpenAPIOperation, ViewOpenAPI, JsonSchema } from './schema/types.js';

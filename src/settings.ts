@@ -11,6 +11,7 @@ import { ImproperlyConfigured, exceptionHandler } from './exceptions.js';
 import { AnonymousUser } from './users/user.js';
 import { AllowAny } from './permissions.js';
 import { JSONRenderer } from './renderers/json.js';
+import { BrowsableAPIRenderer } from './browsable/renderer.js';
 import { JSONParser } from './parsers/json.js';
 import { FormParser } from './parsers/form.js';
 import { MultiPartParser } from './parsers/multipart.js';
@@ -85,6 +86,10 @@ export interface Settings {
   /** Create a token whenever a user is created. */
   TOKEN_CREATE_ON_USER_CREATED: boolean;
 
+  // --- browsable API, admin, docs
+  /** Where Trestle's CSS/JS are served (`<STATIC_URL>trestle/…`); an absolute URL serves nothing locally. */
+  STATIC_URL: string;
+
   // --- shared state
   /** `redis://…`; when set, throttles, sessions and caches live in Redis. */
   REDIS_URL: string | null;
@@ -97,7 +102,7 @@ export type SettingsInput = Partial<Settings>;
 /** DRF's defaults, built on demand so plug-in modules can import this file freely. */
 export function defaultSettings(): Settings {
   return {
-    DEFAULT_RENDERER_CLASSES: [JSONRenderer],
+    DEFAULT_RENDERER_CLASSES: [JSONRenderer, BrowsableAPIRenderer],
     DEFAULT_PARSER_CLASSES: [JSONParser, FormParser, MultiPartParser],
     DEFAULT_AUTHENTICATION_CLASSES: [],
     DEFAULT_PERMISSION_CLASSES: [AllowAny],
@@ -142,6 +147,8 @@ export function defaultSettings(): Settings {
     TOKEN_TTL: null,
     TOKEN_MODE: 'single',
     TOKEN_CREATE_ON_USER_CREATED: false,
+
+    STATIC_URL: '/static/',
 
     REDIS_URL: null,
 

@@ -1,0 +1,13 @@
+// Routes for the browsable API's companions: the OpenAPI document, the docs
+// page and the admin console. Mount them next to the API's routes.
+import { path, type RouteEntry } from '../src/index.js';
+import { SchemaView } from '../src/schema/schema-view.js';
+import { DocsView } from '../src/schema/docs-view.js';
+
+/** `/openapi.json`, `/docs/` and (once mounted) `/admin/`. */
+export function browsableRoutes(): RouteEntry[] {
+  return [
+    path('openapi.json', new SchemaView({ title: 'Trestle example API', version: '1.0.0' }), { name: 'openapi-schema' }),
+    path('docs/', new DocsView({ schemaUrlName: 'openapi-schema' }), { name: 'api-docs' }),
+  ];
+}

@@ -1,0 +1,208 @@
+import { STATUS_CODES } from 'node:http';
+import type { AppContext } from '../context.js';
+import type { MediaType } from '../media-types.js';
+import type { ApiRequest } from '../request.js';
+import type { Renderer, RenderContext } from '../renderers/base.js';
+import type { User } from '../users/user.js';
+import { parseMediaType } from '../media-types.js';
+import { APIView } from '../views/api-view.js';
+import { GenericAPIView } from '../views/generics.js';
+import { getCsrfToken } from '../authentication/csrf.js';
+import { escapeHtml } from './escape-html.js';
+import { jsonToHtml } from './json-html.js';
+import { renderPage, setHtmlSecurityHeaders } from './html-page.js';
+import { PAGINATION_TEMPLATES, renderPaginationControls, type PaginationTemplate } from './pagination-controls.js';
+
+const FORM_METHODS = ['POST', 'PUT', 'PATCH'] as const;
+/** Media types a browser can send as typed text from the raw-data form. */
+const TEXT_BODY = (mediaType: string) => !mediaType.startsWith('multipart/');
+
+/**
+ * DRF's `BrowsableAPIRenderer`: the HTML page a browser gets for any API
+ * response when it prefers `text/html` (or asks `?format=api`).
+ *
+ * ```
+ * GET /api/items/ HTTP/1.1
+ * Accept: text/html,application/xhtml+xml,application/xml;q=0.9,*\/*;q=0.8
+ * ```
+ *
+ * The page shows the view's name and description, the request line, the
+ * status line and the `Allow`, `Content-Type` and `Vary` headers, the body
+ * as the view's JSON renderer writes it (indented, URLs clickable), the
+ * pagination controls of the view's pagination class, the request's
+ * version, log in / log out links (when `authRoutes()` is mounted) and a
+ * raw-data form for POST, PUT and PATCH plus a DELETE button, each sent by
+ * `fetch` with the `X-CSRFToken` header (see docs/browsable-api.md).
+ * Every printed value is HTML-escaped; the page carries a strict CSP and
+ * loads only files served by this app.
+ */
+export class BrowsableAPIRenderer implements Renderer {
+  mediaType = 'text/html';
+  format = 'api';
+  charset: string | null = 'utf-8';
+  /** Page-control templates by name; add one for a custom pagination `template`. */
+  paginationTemplates: Record<string, PaginationTemplate> = { ...PAGINATION_TEMPLATES };
+  /** Text of the brand link in the navigation bar. */
+  brand = 'Trestle';
+
+  constructor(protected readonly app: AppContext) {}
+
+  render(data: unknown, _accepted: MediaType, ctx: RenderContext): string {
+    const req = ctx.request;
+    const view = ctx.view instanceof APIView ? ctx.view : null;
+    const status = ctx.response.status;
+    if (req) setHtmlSecurityHeaders(req.reply);
+
+    const contentRenderer = view?.policies.renderers.find((r) => r.mediaType !== 'text/html') ?? null;
+    const contentType = contentRenderer?.mediaType ?? 'application/json';
+    const content = this.renderContent(data, contentRenderer);
+    const headers: Record<string, string> = { ...ctx.response.headers, 'Content-Type': contentType };
+    const headerLines = Object.keys(headers)
+      .sort((a, b) => a.localeCompare(b))
+      .map((name) => `<b>${escapeHtml(name)}:</b> <span class="lit">${escapeHtml(headers[name])}</span>`);
+
+    const name = view?.getViewName() ?? 'API';
+    const description = view?.getViewDescription() ?? '';
+    const user = req && req.isAuthenticationResolved ? (req.user as User | null) : null;
+    const csrfToken = req ? getCsrfToken(req) : '';
+
+    const body = [
+      '<div class="page-header">',
+      `<h1>${escapeHtml(name)}</h1>`,
+      req && view ? this.toolbar(req, view) : '',
+      '</div>',
+      description ? `<div class="description">${paragraphs(description)}</div>` : '',
+      req && view ? this.paginationControls(req, view) : '',
+      `<div id="request-info" class="request-info" aria-label="request info"><pre class="prettyprint"><b>${escapeHtml(req?.method ?? 'GET')}</b> ${escapeHtml(req?.raw.url ?? '')}</pre></div>`,
+      `<div id="response-info" class="response-info" aria-label="response info"><pre class="prettyprint"><span class="meta nocode"><b class="status-line">HTTP ${status} ${escapeHtml(STATUS_CODES[status] ?? '')}</b>\n${headerLines.join('\n')}</span>\n\n${content}</pre></div>`,
+      req && view ? this.rawDataForm(req, view, data, status) : '',
+    ].join('\n');
+
+    return renderPage(this.app.settings, {
+      title: `${name} – ${this.brand}`,
+      brand: { text: this.brand, href: '/' },
+      body,
+      nav: req ? this.navigation(req, user, csrfToken) : '',
+      scripts: ['browsable.js'],
+      data: { 'csrf-token': csrfToken, 'csrf-header': this.app.settings.CSRF_HEADER_NAME },
+    });
+  }
+
+  /** The body as the view's own (JSON) renderer writes it, indented, as HTML. */
+  protected renderContent(data: unknown, renderer: Renderer | null): string {
+    if (data === undefined || data === null) return '';
+    if (!renderer) return jsonToHtml(JSON.stringify(data, null, 4));
+    const out = renderer.render(data, parseMediaType(`${renderer.mediaType}; indent=4`), {
+      request: null,
+      response: { status: 200, headers: {}, data } as unknown as RenderContext['response'],
+      view: null,
+    });
+    const text = typeof out === 'string' ? out : out.toString('utf8');
+    return renderer.mediaType.includes('json') ? jsonToHtml(text) : escapeHtml(text);
+  }
+
+  /** GET-as-JSON link, OPTIONS and (when allowed) DELETE buttons. */
+  protected toolbar(req: ApiRequest, view: APIView): string {
+    const params = new URLSearchParams(req.queryString);
+    params.set('format', this.jsonFormat(view));
+    const parts = [`<a class="btn" href="${escapeHtml(`${req.path}?${params}`)}" rel="nofollow">GET json</a>`];
+    if (view.allowedMethods.includes('OPTIONS')) parts.push('<button type="button" class="btn" data-method="OPTIONS">OPTIONS</button>');
+    if (view.allowedMethods.includes('DELETE') && this.mayUse(req, view, 'DELETE')) {
+      parts.push('<button type="button" class="btn btn-danger" data-method="DELETE">DELETE</button>');
+    }
+    return `<div class="toolbar">${parts.join('')}</div>`;
+  }
+
+  private jsonFormat(view: APIView): string {
+    return view.policies.renderers.find((r) => r.mediaType !== 'text/html')?.format ?? 'json';
+  }
+
+  /** The view's pagination controls for this page, or nothing. */
+  protected paginationControls(req: ApiRequest, view: APIView): string {
+    if (!(view instanceof GenericAPIView) || !view.paginator || req.pagination === null) return '';
+    let context: Record<string, unknown> | null;
+    try {
+      context = view.paginator.htmlContext(req);
+    } catch {
+      return '';
+    }
+    return renderPaginationControls(view.paginator.template, context, this.paginationTemplates);
+  }
+
+  /** DRF's "Raw data" form: media type, content, one button per allowed write method. */
+  protected rawDataForm(req: ApiRequest, view: APIView, data: unknown, status: number): string {
+    const methods = FORM_METHODS.filter((m) => view.allowedMethods.includes(m) && this.mayUse(req, view, m));
+    if (methods.length === 0) return '';
+    const types = view.policies.parsers.map((p) => p.mediaType).filter(TEXT_BODY);
+    if (types.length === 0) return '';
+    const current = !methods.includes('POST') && status < 300 && isPlainObject(data) ? JSON.stringify(data, null, 4) : '';
+    const options = types.map((t, i) => `<option value="${escapeHtml(t)}"${i === 0 ? ' selected' : ''}>${escapeHtml(t)}</option>`);
+    const buttons = methods.map(
+      (m, i) => `<button type="button" class="btn${i === 0 ? ' btn-primary' : ''}" data-method="${m}" data-raw-form>${m}</button>`,
+    );
+    return `<section class="panel" aria-label="raw data form">
+<h2>Raw data</h2>
+<form id="raw-data-form" action="" method="post">
+<label for="id__content_type">Media type:</label>
+<select name="_content_type" id="id__content_type">${options.join('')}</select>
+<label for="id__content">Content:</label>
+<textarea name="_content" id="id__content" spellcheck="false">${escapeHtml(current)}</textarea>
+<div class="form-actions">${buttons.join('')}<span id="request-status" class="muted" role="status"></span></div>
+</form>
+</section>`;
+  }
+
+  /**
+   * Whether the permissions would let this user send `method` here (DRF's
+   * `show_form_for_method`). Checks that answer asynchronously are given
+   * the benefit of the doubt: the server decides when the form is sent.
+   */
+  protected mayUse(req: ApiRequest, view: APIView, method: string): boolean {
+    if (!req.isAuthenticationResolved) return false;
+    const asMethod = Object.create(req, { method: { value: method } }) as ApiRequest;
+    for (const permission of view.policies.permissions) {
+      try {
+        const ok = permission.hasPermission(asMethod, view);
+        if (ok === false) return false;
+        if (ok instanceof Promise) ok.catch(() => undefined);
+      } catch {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Version badge, user name and log in / log out. */
+  protected navigation(req: ApiRequest, user: User | null, csrfToken: string): string {
+    const parts: string[] = [];
+    if (req.version !== null) parts.push(`<span class="badge" title="API version">Version: ${escapeHtml(req.version)}</span>`);
+    const routes = this.app.services.tryGet('routes');
+    const here = req.raw.url;
+    if (user && user.isAuthenticated) {
+      parts.push(`<span class="user">${escapeHtml(user.username)}</span>`);
+      if (routes?.hasName('rest_framework:logout')) {
+        const action = routes.reverse('rest_framework:logout');
+        parts.push(
+          `<form method="post" action="${escapeHtml(action)}"><input type="hidden" name="csrfmiddlewaretoken" value="${escapeHtml(csrfToken)}"><input type="hidden" name="next" value="${escapeHtml(here)}"><button type="submit" class="link" id="logout-button">Log out</button></form>`,
+        );
+      }
+    } else if (routes?.hasName('rest_framework:login')) {
+      const login = `${routes.reverse('rest_framework:login')}?next=${encodeURIComponent(here)}`;
+      parts.push(`<a href="${escapeHtml(login)}" id="login-link">Log in</a>`);
+    }
+    return parts.join('\n');
+  }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** A description as escaped paragraphs (blank lines separate them). */
+function paragraphs(text: string): string {
+  return text
+    .trim()
+    .split(/\n\s*\n/)
+    .map((p) => `<p>${escapeHtml(p.trim())}</p>`)
+    .join('\n');
+}
