@@ -1,3 +1,5 @@
+// Imported first: modules in an import cycle may register installers early.
+import { registeredInstallers, registerInstaller, type AppInstaller } from './installers.js';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import fastifyCookie from '@fastify/cookie';
 import type { AppContext, ServiceMap } from './context.js';
@@ -25,17 +27,7 @@ export interface CreateAppOptions {
 }
 
 export type TrestleApp = FastifyInstance & { trestle: AppContext };
-
-/**
- * A module that contributes to every app (stores, hooks). Modules register
- * themselves with `registerInstaller` at import time; `createApp` runs them
- * in order after the caller's services are in place.
- */
-export type AppInstaller = (app: AppContext, fastify: FastifyInstance) => void | Promise<void>;
-const installers: AppInstaller[] = [];
-export function registerInstaller(installer: AppInstaller): void {
-  if (!installers.includes(installer)) installers.push(installer);
-}
+export { registerInstaller, type AppInstaller };
 
 const ORIGINAL_CONTENT_TYPE = Symbol('trestle.contentType');
 const ROUTE_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE'];
@@ -93,7 +85,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Trestle
 
   await fastify.register(fastifyCookie);
 
-  for (const install of installers) await install(app, fastify);
+  for (const install of registeredInstallers()) await install(app, fastify);
   if (options.setup) await options.setup(app);
 
   const env: RequestEnvironment = {

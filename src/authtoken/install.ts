@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { registerInstaller, type AppInstaller } from '../app.js';
+import { registerInstaller, type AppInstaller } from '../installers.js';
 import type { AppContext } from '../context.js';
 import { resolveSecretKey } from '../secret-key.js';
 import { TokenStore } from './token-store.js';
