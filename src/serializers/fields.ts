@@ -55,6 +55,9 @@ export function string(
       let s = String(v);
       if (opts.trim ?? true) s = s.trim();
       if (s === '' && !opts.allowBlank) fail('This field may not be blank.');
+      if (s.includes('\u0000')) fail('Null characters are not allowed.');
+      const surrogate = /[\uD800-\uDFFF]/.exec(s.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, ''));
+      if (surrogate) fail(`Surrogate characters are not allowed: U+${surrogate[0].charCodeAt(0).toString(16).toUpperCase()}.`);
       if (opts.maxLength !== undefined && s.length > opts.maxLength) {
         fail(`Ensure this field has no more than ${opts.maxLength} characters.`);
       }
@@ -146,7 +149,10 @@ export function fields<S extends Shape>(shape: S): FieldSet<S> {
   return {
     shape,
     validate(data, options = {}) {
-      if (data === null || typeof data !== 'object' || Array.isArray(data)) {
+      if (data === null || data === undefined) {
+        throw new ValidationError({ [options.nonFieldErrorsKey ?? 'non_field_errors']: ['No data provided'] });
+      }
+      if (typeof data !== 'object' || Array.isArray(data)) {
         const kind = data === null ? 'NoneType' : Array.isArray(data) ? 'list' : typeof data === 'string' ? 'str' : typeof data;
         throw new ValidationError({
           [options.nonFieldErrorsKey ?? 'non_field_errors']: [`Invalid data. Expected a dictionary, but got ${kind}.`],

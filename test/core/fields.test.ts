@@ -54,6 +54,12 @@ describe('field validation with DRF messages', () => {
     });
   });
 
+  it('a null body, NUL characters and lone surrogates are refused as DRF does', async () => {
+    expect((await post(null)).json()).toEqual({ non_field_errors: ['No data provided'] });
+    expect((await post({ title: 'a\u0000b' })).json()).toEqual({ title: ['Null characters are not allowed.'] });
+    expect((await post({ title: 'a\ud800b' })).json()).toEqual({ title: ['Surrogate characters are not allowed: U+D800.'] });
+  });
+
   it('partial validation skips missing fields', () => {
     expect(BookInput.validate({ year: 2000 }, { partial: true })).toEqual({ year: 2000 });
   });
