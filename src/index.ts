@@ -136,3 +136,41 @@ export type { DocsViewOptions } from './schema/docs-view.js';
 export { securitySchemeFor } from './schema/security.js';
 export type { DescribesSecurity, NamedSecurityScheme } from './schema/security.js';
 export type { OpenAPIDocument, OpenAPIOperation, ViewOpenAPI, JsonSchema } from './schema/types.js';
+
+// --- authentication, permissions, throttling
+export { BasicAuthentication, pythonB64decode } from './authentication/basic.js';
+export { SessionAuthentication } from './authentication/session.js';
+export { RemoteUserAuthentication } from './authentication/remote-user.js';
+export {
+  enforceCsrf,
+  checkCsrf,
+  getCsrfToken,
+  ensureCsrfCookie,
+  rotateCsrfToken,
+  maskCipherSecret,
+  unmaskCipherToken,
+  csrfTokenMatches,
+  newCsrfSecret,
+  CSRF_SECRET_LENGTH,
+  CSRF_TOKEN_LENGTH,
+  CSRF_COOKIE_AGE,
+} from './authentication/csrf.js';
+export { IsAdminUser, IsAuthenticatedOrReadOnly, and, or, not } from './permissions.js';
+export { timingSafeEqual } from './security.js';
+export { login, logout, getSession, sessionStore, SESSION_USER_KEY } from './sessions/session.js';
+export type { LoadedSession } from './sessions/session.js';
+export type { SessionStore, SessionData } from './sessions/store.js';
+export { MemorySessionStore } from './sessions/memory-store.js';
+export { DatabaseSessionStore } from './sessions/database-store.js';
+export type { SessionTable } from './sessions/database-store.js';
+export { RedisSessionStore } from './sessions/redis-store.js';
+export { LoginView, LogoutView, LoginPageRenderer, authRoutes, isSafeRedirectPath } from './sessions/views.js';
+export { installSessions } from './sessions/install.js';
+export { redisClient } from './redis.js';
+export { SimpleRateThrottle, parseRate, throttleStore } from './throttling/simple-rate.js';
+export { AnonRateThrottle } from './throttling/anon.js';
+export { UserRateThrottle } from './throttling/user.js';
+export { ScopedRateThrottle } from './throttling/scoped.js';
+export { MemoryThrottleStore } from './throttling/store.js';
+export type { ThrottleStore, ThrottleHit } from './throttling/store.js';
+export { RedisThrottleStore } from './throttling/redis-store.js';

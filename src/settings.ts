@@ -10,6 +10,8 @@ import type { User } from './users/user.js';
 import { ImproperlyConfigured, exceptionHandler } from './exceptions.js';
 import { AnonymousUser } from './users/user.js';
 import { AllowAny } from './permissions.js';
+import { SessionAuthentication } from './authentication/session.js';
+import { BasicAuthentication } from './authentication/basic.js';
 import { JSONRenderer } from './renderers/json.js';
 import { BrowsableAPIRenderer } from './browsable/renderer.js';
 import { JSONParser } from './parsers/json.js';
@@ -104,7 +106,7 @@ export function defaultSettings(): Settings {
   return {
     DEFAULT_RENDERER_CLASSES: [JSONRenderer, BrowsableAPIRenderer],
     DEFAULT_PARSER_CLASSES: [JSONParser, FormParser, MultiPartParser],
-    DEFAULT_AUTHENTICATION_CLASSES: [],
+    DEFAULT_AUTHENTICATION_CLASSES: [SessionAuthentication, BasicAuthentication],
     DEFAULT_PERMISSION_CLASSES: [AllowAny],
     DEFAULT_THROTTLE_CLASSES: [],
     DEFAULT_THROTTLE_RATES: { user: null, anon: null },

@@ -10,6 +10,11 @@ import type { PluginClass } from '../context.js';
  */
 export interface Throttle {
   allowRequest(req: ApiRequest, view: APIView): Promise<ThrottleDecision> | ThrottleDecision;
+  /**
+   * Called once when the view that owns this instance binds to an app, so
+   * configuration errors (a scope without a rate) surface at start-up.
+   */
+  bindView?(view: APIView): void;
 }
 
 /** `wait` is in seconds; `null` when the throttle cannot tell. */

@@ -123,6 +123,7 @@ export class APIView {
       allowHeader: allowedMethods.join(', '),
       vary,
     };
+    for (const throttle of this._policies.throttles) throttle.bindView?.(this);
     this.onBind(app);
     return this;
   }

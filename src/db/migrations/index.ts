@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely';
 import { usersMigration } from './0001-users.js';
 import { tokensMigration } from './0002-tokens.js';
+import { sessionsMigration } from './0003-sessions.js';
 
 /**
  * The framework's migrations, applied in this order before the project's
@@ -10,4 +11,5 @@ import { tokensMigration } from './0002-tokens.js';
 export const frameworkMigrations: ReadonlyArray<readonly [name: string, migration: Migration]> = [
   ['0001_users', usersMigration],
   ['0002_tokens', tokensMigration],
+  ['0003_sessions', sessionsMigration],
 ];
