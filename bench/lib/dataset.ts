@@ -1,0 +1,137 @@
+/**
+ * The benchmark dataset: the framework's tables (migrated by Trestle itself),
+ * the bench user with a fixed token, and two item tables (10,000 and
+ * 1,000,000 rows, `created` indexed for cursor ordering). The SQLite copy is
+ * cached under bench/.data/; the PostgreSQL copy lives in its own schema and
+ * is recognised by a marker table, so re-runs skip the load.
+ */
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../../src/db/schema.js';
+import { openDatabase, type Database } from '../../src/db/database.js';
+import { migrate } from '../../src/db/migrate.js';
+import { KyselyUserStore } from '../../src/users/kysely-user-store.js';
+import { TokenStore } from '../../src/authtoken/token-store.js';
+import {
+  BENCH_PASSWORD, BENCH_SECRET, BENCH_TOKEN, BENCH_USERNAME, DATASET_VERSION, LARGE_ROWS, LARGE_TABLE, PG_SCHEMA,
+  SMALL_ROWS, SMALL_TABLE,
+} from './constants.js';
+
+export const BENCH_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const DATA_DIR = join(BENCH_DIR, '.data');
+
+/** Path of the cached SQLite dataset. */
+export function sqlitePath(): string {
+  return join(DATA_DIR, `bench-v${DATASET_VERSION}.sqlite3`);
+}
+
+/** `DATABASE_URL` of the PostgreSQL copy: the bench schema first on the search path. */
+export function pgUrl(base: string): string {
+  const sep = base.includes('?') ? '&' : '?';
+  return `${base}${sep}options=${encodeURIComponent(`-c search_path=${PG_SCHEMA}`)}`;
+}
+
+/** Builds the SQLite dataset unless the cached file exists; returns its path. */
+export async function ensureSqliteDataset(log: (line: string) => void): Promise<string> {
+  const file = sqlitePath();
+  if (existsSync(file)) {
+    await migrateOnly(`sqlite:${file}`);
+    return file;
+  }
+  mkdirSync(DATA_DIR, { recursive: true });
+  const tmp = `${file}.building`;
+  rmSync(tmp, { force: true });
+  rmSync(`${tmp}-wal`, { force: true });
+  rmSync(`${tmp}-shm`, { force: true });
+  log(`building ${file} (${SMALL_ROWS} + ${LARGE_ROWS} items, once)…`);
+  const started = Date.now();
+  const database = await openDatabase(`sqlite:${tmp}`);
+  try {
+    await load(database, 'sqlite');
+    await sql`pragma wal_checkpoint(truncate)`.execute(database.db);
+    await sql`analyze`.execute(database.db);
+  } finally {
+    await database.close();
+  }
+  renameSync(tmp, file);
+  rmSync(`${tmp}-wal`, { force: true });
+  rmSync(`${tmp}-shm`, { force: true });
+  log(`built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return file;
+}
+
+/**
+ * Loads the PostgreSQL copy (schema `trestle_bench`) unless its marker row
+ * says this dataset version is there. Returns the URL to serve it from.
+ */
+export async function ensurePgDataset(baseUrl: string, log: (line: string) => void): Promise<string> {
+  const admin = await openDatabase(baseUrl);
+  try {
+    await sql`create schema if not exists ${sql.id(PG_SCHEMA)}`.execute(admin.db);
+    const marker = await sql<{ version: number }>`
+      select version from ${sql.id(PG_SCHEMA)}.bench_marker where version = ${DATASET_VERSION}`
+      .execute(admin.db)
+      .catch(() => ({ rows: [] as { version: number }[] }));
+    if (marker.rows.length > 0) {
+      await migrateOnly(pgUrl(baseUrl));
+      return pgUrl(baseUrl);
+    }
+    log(`loading PostgreSQL schema ${PG_SCHEMA} (once)…`);
+    await sql`drop schema ${sql.id(PG_SCHEMA)} cascade`.execute(admin.db);
+    await sql`create schema ${sql.id(PG_SCHEMA)}`.execute(admin.db);
+  } finally {
+    await admin.close();
+  }
+  const url = pgUrl(baseUrl);
+  const database = await openDatabase(url);
+  try {
+    await load(database, 'postgres');
+    await sql`analyze`.execute(database.db);
+    await sql`create table bench_marker (version integer not null)`.execute(database.db);
+    await sql`insert into bench_marker (version) values (${DATASET_VERSION})`.execute(database.db);
+  } finally {
+    await database.close();
+  }
+  return url;
+}
+
+/** Applies framework migrations added since the dataset was cached. */
+async function migrateOnly(url: string): Promise<void> {
+  const database = await openDatabase(url);
+  try {
+    await migrate(database);
+  } finally {
+    await database.close();
+  }
+}
+
+async function load(database: Database, dialect: 'sqlite' | 'postgres'): Promise<void> {
+  await migrate(database);
+  const users = new KyselyUserStore(database.db);
+  const user = await users.createUser({ username: BENCH_USERNAME, password: BENCH_PASSWORD });
+  const tokens = new TokenStore(database.db, { secret: BENCH_SECRET });
+  await tokens.importKey(user, BENCH_TOKEN);
+  // PostgreSQL gets the small table only: W6 is W1 on PostgreSQL.
+  await createItems(database.db, dialect, SMALL_TABLE, SMALL_ROWS);
+  if (dialect === 'sqlite') await createItems(database.db, dialect, LARGE_TABLE, LARGE_ROWS);
+}
+
+/** `id`, `name` = `item <id>`, `created` = ISO text of EPOCH + id seconds; index on (created, id). */
+async function createItems(db: Kysely<DB>, dialect: 'sqlite' | 'postgres', table: string, rows: number): Promise<void> {
+  const t = sql.id(table);
+  await sql`create table ${t} (id integer primary key, name varchar(64) not null, created varchar(32) not null)`.execute(db);
+  if (dialect === 'sqlite') {
+    await sql`
+      insert into ${t} (id, name, created)
+      with recursive n(i) as (select 1 union all select i + 1 from n where i < ${rows})
+      select i, 'item ' || i, strftime('%Y-%m-%dT%H:%M:%fZ', 1577836800 + i, 'unixepoch') from n`.execute(db);
+  } else {
+    await sql`
+      insert into ${t} (id, name, created)
+      select i, 'item ' || i, to_char(timestamp '2020-01-01' + i * interval '1 second', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+      from generate_series(1, ${rows}) as i`.execute(db);
+  }
+  await sql`create index ${sql.id(`${table}_created_id`)} on ${t} (created, id)`.execute(db);
+}

@@ -1,0 +1,62 @@
+/**
+ * The workloads: which URL, with what, against which servers. W4 runs a
+ * second load (obtain-token) at the same time as W1 and compares W1's p99.
+ */
+import { BENCH_PASSWORD, BENCH_TOKEN, BENCH_USERNAME, EPOCH_MS, LARGE_ROWS, PAGE_SIZE, SMALL_ROWS } from './constants.js';
+import { cursorBinding, signPosition } from './cursor-token.js';
+
+/** Which process serves a workload. */
+export type ServerKind = 'trestle' | 'fastify' | 'node';
+
+export interface Workload {
+  /** `W1`…`W6`. */
+  id: string;
+  name: string;
+  path: string;
+  servers: readonly ServerKind[];
+  database: 'sqlite' | 'postgres';
+  /** W4: POST obtain-token at the same time, and measure this path alone as well. */
+  withObtainToken?: boolean;
+  /** Part of `--quick`. */
+  quick: boolean;
+}
+
+const ALL: readonly ServerKind[] = ['trestle', 'fastify', 'node'];
+const PAIR: readonly ServerKind[] = ['trestle', 'fastify'];
+
+function created(id: number): string {
+  return new Date(EPOCH_MS + id * 1000).toISOString();
+}
+
+/** A cursor positioned after the item `rank` rows deep in the newest-first listing. */
+function cursorAfterRank(rank: number): string {
+  const id = LARGE_ROWS - rank + 1;
+  return encodeURIComponent(signPosition(cursorBinding('/w2/items/'), created(id), id, false));
+}
+
+const DEEP_SMALL_PAGE = Math.floor((SMALL_ROWS / PAGE_SIZE) * 0.9);
+
+export const WORKLOADS: readonly Workload[] = [
+  { id: 'W1', name: 'page 2, 10k, exact count', path: '/w1/items/?page=2', servers: ALL, database: 'sqlite', quick: true },
+  { id: 'W1', name: `page ${DEEP_SMALL_PAGE}, 10k, exact count`, path: `/w1/items/?page=${DEEP_SMALL_PAGE}`, servers: ALL, database: 'sqlite', quick: true },
+  { id: 'W1', name: 'page 2, 1M, exact count', path: '/w1/large/?page=2', servers: PAIR, database: 'sqlite', quick: true },
+  { id: 'W1', name: 'page 2, 1M, capped count', path: '/w1/large-capped/?page=2', servers: PAIR, database: 'sqlite', quick: true },
+  { id: 'W2', name: 'cursor page 2, 1M', path: `/w2/items/?cursor=${cursorAfterRank(PAGE_SIZE)}`, servers: ALL, database: 'sqlite', quick: true },
+  { id: 'W2', name: 'cursor 500,000 deep, 1M', path: `/w2/items/?cursor=${cursorAfterRank(500_000)}`, servers: ALL, database: 'sqlite', quick: true },
+  { id: 'W3', name: 'limit/offset 500,000, 1M', path: '/w3/items/?limit=20&offset=500000', servers: PAIR, database: 'sqlite', quick: true },
+  { id: 'W4', name: 'W1 page 2 + obtain-token', path: '/w1/items/?page=2', servers: PAIR, database: 'sqlite', withObtainToken: true, quick: true },
+  { id: 'W5', name: 'no auth, no DB', path: '/w5/ping/', servers: ALL, database: 'sqlite', quick: true },
+  { id: 'W6', name: 'W1 page 2 on PostgreSQL', path: '/w1/items/?page=2', servers: PAIR, database: 'postgres', quick: true },
+  { id: 'W6', name: `W1 page ${DEEP_SMALL_PAGE} on PostgreSQL`, path: `/w1/items/?page=${DEEP_SMALL_PAGE}`, servers: PAIR, database: 'postgres', quick: false },
+];
+
+/** W1 page 2 through `trestle serve --workers N`. */
+export const WORKERS_PATH = '/w1/items/?page=2';
+
+export const AUTH_HEADERS: Readonly<Record<string, string>> = { authorization: `Token ${BENCH_TOKEN}` };
+
+export const OBTAIN_TOKEN = {
+  path: '/api-token-auth/',
+  body: JSON.stringify({ username: BENCH_USERNAME, password: BENCH_PASSWORD }),
+  headers: { 'content-type': 'application/json' },
+} as const;

@@ -1,0 +1,201 @@
+/**
+ * `npm run bench [-- --quick] [--only W1,W2] [--no-pg]`
+ *
+ * Builds (once) the dataset, then starts each server in its own process, one
+ * at a time — (a) Trestle, (b) hand-written Fastify, (c) raw node:http — and
+ * loads it with autocannon from another process (pinned to another core
+ * where `taskset` exists): a warm-up, then measured runs. Prints median
+ * req/s, p50, p99, peak RSS and Trestle / Fastify per workload, checks the
+ * budget (bench/README.md) and writes bench/results/<timestamp>.json.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { BENCH_DIR, ensurePgDataset, ensureSqliteDataset } from './lib/dataset.js';
+import { Loader, type LoadRequest, type LoadResult } from './lib/loader.js';
+import { startServer, type RunningServer, type ServerSpec } from './lib/server-process.js';
+import { AUTH_HEADERS, OBTAIN_TOKEN, WORKERS_PATH, WORKLOADS, type ServerKind, type Workload } from './lib/workloads.js';
+import { checkBudget, formatBudget, formatTable, type Row } from './lib/report.js';
+import { tasksetAvailable } from './lib/cpu.js';
+import { PG_URL_DEFAULT } from './lib/constants.js';
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    'no-pg': { type: 'boolean', default: false },
+    connections: { type: 'string', default: '16' },
+  },
+});
+const quick = values.quick === true;
+const only = values.only ? new Set(values.only.split(',').map((s) => s.trim().toUpperCase())) : null;
+const connections = Number(values.connections);
+const warmupSeconds = quick ? 1 : 3;
+const runSeconds = quick ? 2 : 10;
+const runs = quick ? 1 : 3;
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const root = join(BENCH_DIR, '..');
+const started = Date.now();
+
+const SCRIPTS: Record<ServerKind, string> = {
+  trestle: join(BENCH_DIR, 'servers', 'trestle-server.ts'),
+  fastify: join(BENCH_DIR, 'servers', 'fastify-baseline.ts'),
+  node: join(BENCH_DIR, 'servers', 'node-http-baseline.ts'),
+};
+const LABELS: Record<ServerKind, string> = { trestle: 'trestle', fastify: 'fastify', node: 'node:http' };
+
+function serverSpec(kind: ServerKind, database: string): ServerSpec {
+  return { label: LABELS[kind], args: () => ['--import', 'tsx', SCRIPTS[kind]], env: { BENCH_DATABASE: database }, core: 0 };
+}
+
+function workersSpec(workers: number, sqliteFile: string): ServerSpec {
+  return {
+    label: `trestle serve --workers ${workers}`,
+    args: (port) => [join(root, 'bin', 'trestle.js'), 'serve', '--config', join(BENCH_DIR, 'trestle.config.ts'),
+      '--host', '127.0.0.1', '--port', String(port), '--workers', String(workers)],
+    env: { DATABASE_URL: `sqlite:${sqliteFile}` },
+    // Several workers on one pinned core would measure nothing: the workers rows run unpinned.
+    core: null,
+  };
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+function summarize(results: LoadResult[]): Pick<Row, 'rps' | 'p50' | 'p99' | 'failures'> {
+  return {
+    rps: median(results.map((r) => r.rps)),
+    p50: median(results.map((r) => r.p50)),
+    p99: median(results.map((r) => r.p99)),
+    failures: results.reduce((n, r) => n + r.non2xx + r.errors, 0),
+  };
+}
+
+/** Warm-up, then `runs` measured runs of `requests` (all at once); peak RSS while measuring. */
+async function measure(server: RunningServer, loader: Loader, requests: LoadRequest[]): Promise<{ per: LoadResult[][]; rss: number }> {
+  await loader.run(requests.map((r) => ({ ...r, duration: warmupSeconds })));
+  let peak = server.rss();
+  const timer = setInterval(() => (peak = Math.max(peak, server.rss())), 200);
+  const per: LoadResult[][] = requests.map(() => []);
+  try {
+    for (let i = 0; i < runs; i++) {
+      const results = await loader.run(requests.map((r) => ({ ...r, duration: runSeconds })));
+      results.forEach((r, j) => per[j]!.push(r));
+    }
+  } finally {
+    clearInterval(timer);
+  }
+  return { per, rss: Math.max(peak, server.rss()) };
+}
+
+function request(port: number, w: Pick<Workload, 'id' | 'path'>): LoadRequest {
+  return {
+    url: `http://127.0.0.1:${port}${w.path}`,
+    headers: w.id === 'W5' ? {} : { ...AUTH_HEADERS },
+    connections,
+    duration: runSeconds,
+  };
+}
+
+function obtainTokenRequest(port: number): LoadRequest {
+  return { url: `http://127.0.0.1:${port}${OBTAIN_TOKEN.path}`, method: 'POST', headers: { ...OBTAIN_TOKEN.headers }, body: OBTAIN_TOKEN.body, connections: 2, duration: runSeconds };
+}
+
+async function main(): Promise<void> {
+  const selected = WORKLOADS.filter((w) => (!quick || w.quick) && (!only || only.has(w.id)));
+  const wantWorkers = !only || only.has('W1') || only.has('WORKERS');
+  const sqliteFile = await ensureSqliteDataset(log);
+  let pgUrl: string | null = null;
+  if (!values['no-pg'] && selected.some((w) => w.database === 'postgres')) {
+    try {
+      pgUrl = await ensurePgDataset(process.env['BENCH_PG_URL'] ?? PG_URL_DEFAULT, log);
+    } catch (err) {
+      log(`PostgreSQL unavailable, W6 skipped: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  const loadStart = loadavg()[0]!;
+  log(`mode: ${quick ? 'quick' : 'full'} (warm-up ${warmupSeconds} s, ${runs} × ${runSeconds} s, ${connections} connections); ` +
+    `pinning: ${tasksetAvailable() ? 'server core 0, load core 1' : 'none'}; load average ${loadStart.toFixed(2)}`);
+
+  const loader = new Loader();
+  await loader.start();
+  const rows: Row[] = [];
+  try {
+    for (const database of ['sqlite', 'postgres'] as const) {
+      const target = database === 'sqlite' ? sqliteFile : pgUrl;
+      if (target === null) continue;
+      for (const kind of ['trestle', 'fastify', 'node'] as const) {
+        const mine = selected.filter((w) => w.database === database && w.servers.includes(kind));
+        if (mine.length === 0) continue;
+        const server = await startServer(serverSpec(kind, target));
+        try {
+          for (const w of mine) {
+            log(`${w.id} ${w.name} — ${LABELS[kind]}`);
+            if (w.withObtainToken) {
+              const alone = await measure(server, loader, [request(server.port, w)]);
+              rows.push({ workload: w.id, name: 'W1 page 2 alone (W4 reference)', server: LABELS[kind], ...summarize(alone.per[0]!), rssBytes: alone.rss });
+              const both = await measure(server, loader, [request(server.port, w), obtainTokenRequest(server.port)]);
+              const token = summarize(both.per[1]!);
+              rows.push({ workload: w.id, name: w.name, server: LABELS[kind], ...summarize(both.per[0]!), rssBytes: both.rss,
+                note: `obtain-token ${token.rps.toFixed(1)} req/s, p99 ${token.p99} ms` });
+            } else {
+              const m = await measure(server, loader, [request(server.port, w)]);
+              rows.push({ workload: w.id, name: w.name, server: LABELS[kind], ...summarize(m.per[0]!), rssBytes: m.rss });
+            }
+          }
+        } finally {
+          await server.stop();
+        }
+      }
+    }
+    if (wantWorkers) {
+      for (const workers of [1, 2]) {
+        const spec = workersSpec(workers, sqliteFile);
+        log(`W1 page 2 — ${spec.label}`);
+        let server: RunningServer;
+        try {
+          server = await startServer(spec);
+        } catch (err) {
+          log(`skipped: ${err instanceof Error ? err.message.split('\n').slice(0, 3).join(' ') : String(err)}`);
+          continue;
+        }
+        try {
+          const m = await measure(server, loader, [request(server.port, { id: 'W1', path: WORKERS_PATH })]);
+          rows.push({ workload: 'W1', name: `page 2, ${workers} worker${workers > 1 ? 's' : ''} (unpinned)`, server: `trestle ×${workers}`, ...summarize(m.per[0]!), rssBytes: m.rss });
+        } finally {
+          await server.stop();
+        }
+      }
+    }
+  } finally {
+    loader.stop();
+  }
+
+  const budget = checkBudget(rows);
+  const loadEnd = loadavg()[0]!;
+  process.stdout.write(`\n${formatTable(rows)}\n\n${formatBudget(budget)}\n`);
+  const machine = {
+    nproc: availableParallelism(),
+    cpu: cpus()[0]?.model ?? 'unknown',
+    node: process.version,
+    loadAverage: { start: loadStart, end: loadEnd },
+    pinned: tasksetAvailable(),
+  };
+  if (Math.max(loadStart, loadEnd) > 1) {
+    process.stdout.write(`\nNote: 1-minute load average was ${loadStart.toFixed(2)} → ${loadEnd.toFixed(2)}; numbers were taken under load.\n`);
+  }
+  const dir = join(BENCH_DIR, 'results');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${new Date(started).toISOString().replace(/[:.]/g, '-')}.json`);
+  writeFileSync(file, JSON.stringify({ startedAt: new Date(started).toISOString(), mode: quick ? 'quick' : 'full', warmupSeconds, runSeconds, runs, connections, machine, rows, budget }, null, 2));
+  process.stdout.write(`\nResults: ${file} (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exitCode = 1;
+});
