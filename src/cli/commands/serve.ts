@@ -3,6 +3,7 @@ import type { Command, CommandContext } from '../command.js';
 import { UsageError } from '../command.js';
 import { listMigrations } from '../../db/migrate.js';
 import { KyselyUserStore } from '../../users/kysely-user-store.js';
+import { isClusterWorker, runPrimary } from './serve-cluster.js';
 
 /**
  * `trestle serve`: builds the project's app and listens until SIGINT/SIGTERM,
@@ -13,19 +14,32 @@ import { KyselyUserStore } from '../../users/kysely-user-store.js';
 export const serveCommand: Command = {
   name: 'serve',
   summary: 'Run the HTTP server.',
-  usage: 'serve [--host 127.0.0.1] [--port 8000]',
-  help: ['--host H    address to listen on (default 127.0.0.1)', '--port N    port to listen on (default 8000; 0 = any free port)'],
-  options: { host: { type: 'string', default: '127.0.0.1' }, port: { type: 'string', default: '8000' } },
+  usage: 'serve [--host 127.0.0.1] [--port 8000] [--workers 1]',
+  help: [
+    '--host H      address to listen on (default 127.0.0.1)',
+    '--port N      port to listen on (default 8000; 0 = any free port)',
+    '--workers N   processes sharing the port (node:cluster; default 1). Crashed workers are',
+    '              restarted; SIGTERM/SIGINT stop them all. With N > 1 use PostgreSQL and Redis',
+    '              for anything shared (throttles, sessions).',
+  ],
+  options: {
+    host: { type: 'string', default: '127.0.0.1' },
+    port: { type: 'string', default: '8000' },
+    workers: { type: 'string', default: '1' },
+  },
   async run(ctx, args) {
     const host = String(args.values['host']);
     const port = parsePort(String(args.values['port']));
+    const workers = parseWorkers(String(args.values['workers']));
+    if (workers > 1 && !isClusterWorker()) return runPrimary(ctx, workers);
     const app = await buildApp(ctx);
     const stopped = waitForSignal();
     try {
       await app.listen({ host, port });
       const address = app.server.address();
       const shown = typeof address === 'object' && address ? `http://${formatHost(address.address)}:${address.port}/` : String(address);
-      ctx.print(`Trestle listening on ${shown} (Ctrl-C to stop)`);
+      // Under --workers the primary announces the address once for all workers.
+      if (!isClusterWorker()) ctx.print(`Trestle listening on ${shown} (Ctrl-C to stop)`);
       ctx.warn(`Signal ${await stopped.signal}: shutting down.`);
     } finally {
       stopped.dispose();
@@ -61,6 +75,12 @@ function parsePort(value: string): number {
   const port = Number(value);
   if (!/^\d+$/.test(value) || port > 65_535) throw new UsageError(`Invalid port "${value}": expected 0-65535.`);
   return port;
+}
+
+function parseWorkers(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1 || n > 256) throw new UsageError(`Invalid worker count "${value}": expected 1-256.`);
+  return n;
 }
 
 function formatHost(address: string): string {
