@@ -3,11 +3,13 @@
 import { path, type RouteEntry } from '../src/index.js';
 import { SchemaView } from '../src/schema/schema-view.js';
 import { DocsView } from '../src/schema/docs-view.js';
+import { adminRoutes } from '../src/admin/routes.js';
 
-/** `/openapi.json`, `/docs/` and (once mounted) `/admin/`. */
+/** `/openapi.json`, `/docs/` and the admin console at `/admin/`. */
 export function browsableRoutes(): RouteEntry[] {
   return [
     path('openapi.json', new SchemaView({ title: 'Trestle example API', version: '1.0.0' }), { name: 'openapi-schema' }),
     path('docs/', new DocsView({ schemaUrlName: 'openapi-schema' }), { name: 'api-docs' }),
+    adminRoutes({ prefix: 'admin/' }),
   ];
 }

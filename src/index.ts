@@ -174,3 +174,5 @@ export { ScopedRateThrottle } from './throttling/scoped.js';
 export { MemoryThrottleStore } from './throttling/store.js';
 export type { ThrottleStore, ThrottleHit } from './throttling/store.js';
 export { RedisThrottleStore } from './throttling/redis-store.js';
+export { adminRoutes, AdminView, AdminPage, AdminRenderer } from './admin/index.js';
+export type { AdminRoutesOptions, AdminMessage } from './admin/index.js';
