@@ -60,6 +60,7 @@ export function renderPage(settings: Readonly<Pick<Settings, 'STATIC_URL'>>, par
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="NONE,NOARCHIVE">
+<link rel="icon" href="data:,">
 <title>${escapeHtml(parts.title)}</title>
 ${styles}
 ${scripts}

@@ -43,7 +43,8 @@ export const BROWSABLE_SCRIPT = `(function () {
   }
 
   function send(method, body, contentType) {
-    var headers = { 'Accept': 'text/html;q=1.0, application/json;q=0.9', 'X-Requested-With': 'XMLHttpRequest' };
+    // DRF's negotiation ignores q: asking for text/html alone is what gets the page back.
+    var headers = { 'Accept': 'text/html', 'X-Requested-With': 'XMLHttpRequest' };
     headers[csrfHeader] = csrfToken;
     if (body !== null) headers['Content-Type'] = contentType;
     var status = document.getElementById('request-status');
