@@ -1,0 +1,96 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase, type Database } from '../../src/db/database.js';
+import { testDatabases } from '../helpers/databases.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+describe('openDatabase on SQLite', () => {
+  it('creates the directory on first use and turns on WAL, foreign keys and a busy timeout', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'trestle-open-'));
+    dirs.push(dir);
+    const file = join(dir, 'nested', 'deeper', 'app.sqlite3');
+    const database = await openDatabase(`sqlite:${file}`);
+    try {
+      expect(existsSync(file)).toBe(true);
+      expect(database.dialect).toBe('sqlite');
+      const pragma = async (name: string) =>
+        Object.values((await sql.raw<Record<string, unknown>>(`pragma ${name}`).execute(database.db)).rows[0]!)[0];
+      expect(await pragma('journal_mode')).toBe('wal');
+      expect(await pragma('foreign_keys')).toBe(1);
+      expect(await pragma('busy_timeout')).toBeGreaterThan(0);
+    } finally {
+      await database.close();
+      await database.close(); // twice is fine
+    }
+  });
+
+  it('opens an in-memory database', async () => {
+    const database = await openDatabase('sqlite::memory:');
+    const { rows } = await sql<{ one: number }>`select 1 as one`.execute(database.db);
+    expect(rows[0]!.one).toBe(1);
+    await database.close();
+  });
+
+  it('uses DATABASE_URL when no URL is given', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'trestle-open-'));
+    dirs.push(dir);
+    const previous = process.env['DATABASE_URL'];
+    process.env['DATABASE_URL'] = `sqlite:${join(dir, 'env.sqlite3')}`;
+    try {
+      const database = await openDatabase();
+      expect(database.url).toBe(process.env['DATABASE_URL']);
+      await database.close();
+      expect(existsSync(join(dir, 'env.sqlite3'))).toBe(true);
+    } finally {
+      if (previous === undefined) delete process.env['DATABASE_URL'];
+      else process.env['DATABASE_URL'] = previous;
+    }
+  });
+});
+
+describe('openDatabase errors', () => {
+  it('names the URL, password redacted, when PostgreSQL does not answer', async () => {
+    const attempt = openDatabase('postgres://bob:hunter2@127.0.0.1:1/db');
+    await expect(attempt).rejects.toThrow('Cannot connect to database postgres://bob:***@127.0.0.1:1/db: ECONNREFUSED');
+    await expect(attempt).rejects.not.toThrow(/hunter2/);
+  });
+
+  it('refuses an unknown scheme', async () => {
+    await expect(openDatabase('mongodb://u:pw@h/db')).rejects.toThrow(/mongodb:\/\/u:\*\*\*@h\/db/);
+  });
+
+  it('reports a SQLite path that cannot be opened', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'trestle-open-'));
+    dirs.push(dir);
+    const file = join(dir, 'a-file');
+    writeFileSync(file, '');
+    const url = `sqlite:${file}/sub/db.sqlite3`;
+    await expect(openDatabase(url)).rejects.toThrow(`Cannot connect to database ${url}: `);
+  });
+});
+
+describe.each(testDatabases())('test databases on $name', ({ name, open }) => {
+  it('gives each open() its own empty database', async () => {
+    const a: Database = await open();
+    const b: Database = await open();
+    try {
+      expect(a.dialect).toBe(name);
+      await a.db.schema.createTable('only_in_a').addColumn('id', 'integer').execute();
+      await sql`insert into only_in_a (id) values (1)`.execute(a.db);
+      // Unqualified names resolve inside each database's own schema / file.
+      await expect(sql`select id from only_in_a`.execute(b.db)).rejects.toThrow();
+      await b.db.schema.createTable('only_in_a').addColumn('id', 'integer').execute();
+      expect((await sql`select id from only_in_a`.execute(b.db)).rows).toEqual([]);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});

@@ -1,0 +1,35 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/** The repository's `bin/trestle.js`. */
+export const TRESTLE_BIN = fileURLToPath(new URL('../../bin/trestle.js', import.meta.url));
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the real `trestle` binary in `cwd`. DATABASE_URL and TRESTLE_CONFIG
+ * are removed from the inherited environment so only what the test passes
+ * counts; `input` is written to stdin (which is then closed: no TTY).
+ */
+export function runTrestle(
+  args: string[],
+  options: { cwd: string; input?: string; env?: Record<string, string> },
+): Promise<CliResult> {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...options.env };
+  if (!options.env?.['DATABASE_URL']) delete env['DATABASE_URL'];
+  if (!options.env?.['TRESTLE_CONFIG']) delete env['TRESTLE_CONFIG'];
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [TRESTLE_BIN, ...args], { cwd: options.cwd, env, stdio: 'pipe' });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(options.input ?? '');
+  });
+}
