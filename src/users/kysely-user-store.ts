@@ -77,7 +77,7 @@ export class KyselyUserStore implements UserStore {
       .where('username', '=', username)
       .executeTakeFirst();
     if (!row) {
-      await burnHashTime(password);
+      await burnHashTime(password, this.hashParams);
       return null;
     }
     if (!(await verifyPassword(password, row.password))) return null;
@@ -93,7 +93,7 @@ export class KyselyUserStore implements UserStore {
       ? await this.db.selectFrom('trestle_user').select('password').where('id', '=', pk).executeTakeFirst()
       : undefined;
     if (!row) {
-      await burnHashTime(password);
+      await burnHashTime(password, this.hashParams);
       return false;
     }
     return verifyPassword(password, row.password);

@@ -90,9 +90,9 @@ export function isUsablePassword(encoded: string): boolean {
 }
 
 /**
- * Spends the time of one hash with today's parameters, so that "unknown
+ * Spends the time of one hash (today's parameters unless given), so that "unknown
  * user" and "wrong password" take equally long.
  */
-export async function burnHashTime(password: string): Promise<void> {
-  await derive(password, randomBytes(SALT_BYTES), DEFAULT_SCRYPT_PARAMS, KEY_BYTES);
+export async function burnHashTime(password: string, params: ScryptParams = DEFAULT_SCRYPT_PARAMS): Promise<void> {
+  await derive(password, randomBytes(SALT_BYTES), params, KEY_BYTES);
 }

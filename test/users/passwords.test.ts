@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_SCRYPT_PARAMS,
+  hashPassword,
+  isUsablePassword,
+  makeUnusablePassword,
+  needsRehash,
+  verifyPassword,
+} from '../../src/users/passwords.js';
+
+const CHEAP = { ln: 10, r: 8, p: 1 };
+
+describe('passwords', () => {
+  it('stores a PHC scrypt string with the default cost', async () => {
+    const encoded = await hashPassword('correct horse');
+    expect(encoded).toMatch(/^\$scrypt\$ln=14,r=8,p=1\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/);
+    expect(DEFAULT_SCRYPT_PARAMS).toEqual({ ln: 14, r: 8, p: 1 });
+    expect(await verifyPassword('correct horse', encoded)).toBe(true);
+    expect(await verifyPassword('correct horsE', encoded)).toBe(false);
+  });
+
+  it('salts every hash', async () => {
+    const [a, b] = await Promise.all([hashPassword('same', CHEAP), hashPassword('same', CHEAP)]);
+    expect(a).not.toBe(b);
+  });
+
+  it('verifies with the parameters stored in the hash and flags old costs', async () => {
+    const encoded = await hashPassword('pw', CHEAP);
+    expect(encoded.startsWith('$scrypt$ln=10,r=8,p=1$')).toBe(true);
+    expect(await verifyPassword('pw', encoded)).toBe(true);
+    expect(needsRehash(encoded)).toBe(true);
+    expect(needsRehash(encoded, CHEAP)).toBe(false);
+  });
+
+  it('never matches an unusable, malformed or tampered hash', async () => {
+    const unusable = makeUnusablePassword();
+    expect(unusable.startsWith('!')).toBe(true);
+    expect(isUsablePassword(unusable)).toBe(false);
+    expect(await verifyPassword('', unusable)).toBe(false);
+    expect(await verifyPassword('pw', 'plain-text')).toBe(false);
+    const encoded = await hashPassword('pw', CHEAP);
+    const tampered = encoded.slice(0, -2) + (encoded.endsWith('AA') ? 'BB' : 'AA');
+    expect(await verifyPassword('pw', tampered)).toBe(false);
+    expect(await verifyPassword('pw', encoded.replace('ln=10', 'ln=99'))).toBe(false);
+  });
+
+  it('treats Unicode-equivalent passwords alike (NFKC)', async () => {
+    const encoded = await hashPassword('caf\u00e9', CHEAP);
+    expect(await verifyPassword('cafe\u0301', encoded)).toBe(true);
+  });
+});
