@@ -49,7 +49,7 @@ async function openPage(): Promise<Watched> {
 }
 
 async function xssRan(page: Page): Promise<unknown> {
-  return page.evaluate(() => (window as unknown as { __xss?: number }).__xss);
+  return page.evaluate(() => (globalThis as unknown as { __xss?: number }).__xss);
 }
 
 describe.skipIf(!chromiumAvailable)('in Chromium', () => {
