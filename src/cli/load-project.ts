@@ -44,9 +44,20 @@ export async function loadProject(cwd: string, explicit: string | undefined, env
   } catch (err) {
     throw new CliError(`Cannot load ${file}: ${err instanceof Error ? err.message : String(err)}`);
   }
-  const config = mod.default;
+  const config = unwrapDefault(mod.default);
   if (typeof config !== 'object' || config === null) {
     throw new CliError(`${file} must have a default export: export default defineProject({ … })`);
   }
   return { config: config as ProjectConfig, path: file };
+}
+
+/**
+ * A TypeScript config outside any `"type": "module"` package is compiled as
+ * CommonJS, so its `export default` arrives one level down.
+ */
+function unwrapDefault(value: unknown): unknown {
+  if (typeof value === 'object' && value !== null && 'default' in value && (value as { __esModule?: unknown }).__esModule) {
+    return (value as { default: unknown }).default;
+  }
+  return value;
 }
