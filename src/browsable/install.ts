@@ -1,9 +1,8 @@
-import { registerInstaller } from '../app.js';
+import { registerInstaller } from '../installers.js';
 import { installStaticAssets } from './static-assets.js';
 
-// Kept apart from the renderer: settings.ts imports the renderer, and app.ts
-// imports settings.ts, so registering from there would run before app.ts has
-// initialised.
+// Registers the static-file route for every app; imported by the package
+// entry (src/index.ts) so that apps built from it serve the pages' assets.
 registerInstaller(installStaticAssets);
 
 export { installStaticAssets };
