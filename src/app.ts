@@ -11,7 +11,7 @@ import { Response } from './response.js';
 import { HostValidator, ProxyTrust } from './hosts.js';
 import { RouteRegistry, convertParams, type CompiledRoute } from './routing/registry.js';
 import type { RouteEntry } from './routing/routes.js';
-import { APIView } from './views/api-view.js';
+import type { APIView, ViewTarget } from './views/api-view.js';
 
 export interface CreateAppOptions {
   /** Settings under DRF's names; unknown names are an error. */
@@ -20,7 +20,7 @@ export interface CreateAppOptions {
   routes?: readonly RouteEntry[];
   /** Services to register before anything else (`database`, `users`, …). */
   services?: Partial<ServiceMap>;
-  /** Runs once after services are registered, before routes are bound. */
+  /** Runs once after `services` are registered and before module installers and routes. */
   setup?: (app: AppContext) => void | Promise<void>;
   /** Fastify's logger option (pino). Defaults to off. */
   logger?: FastifyServerOptions['logger'];
@@ -85,8 +85,9 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Trestle
 
   await fastify.register(fastifyCookie);
 
-  for (const install of registeredInstallers()) await install(app, fastify);
+  // The caller's setup first, so installers see every service it registers.
   if (options.setup) await options.setup(app);
+  for (const install of registeredInstallers()) await install(app, fastify);
 
   const env: RequestEnvironment = {
     app,
@@ -129,8 +130,7 @@ function mountRoutes(fastify: FastifyInstance, registry: RouteRegistry, env: Req
   // share one Fastify route and are tried in declaration order, as Django does.
   const groups = new Map<string, { route: CompiledRoute; view: APIView }[]>();
   for (const route of registry.routes) {
-    const target = route.view;
-    const view = (target instanceof APIView ? target : new target()).bind(env.app);
+    const view = instantiate(route.view, env.app).bind(env.app);
     const list = groups.get(route.fastifyPath) ?? [];
     list.push({ route, view });
     groups.set(route.fastifyPath, list);
@@ -142,6 +142,23 @@ function mountRoutes(fastify: FastifyInstance, registry: RouteRegistry, env: Req
       handler: (request, reply) => handle(request, reply, candidates, env),
     });
   }
+}
+
+/**
+ * A class gets a fresh instance per route. A ready instance is used as is,
+ * unless another app already bound it (a module-level view such as
+ * `obtainAuthToken` mounted in several apps): then this app gets a copy, so
+ * apps never share bound policies. Classes are told apart from instances by
+ * type, not `instanceof`, so views from another copy of this module (a
+ * project loaded through a separate module loader) work too.
+ */
+function instantiate(target: ViewTarget, app: AppContext): APIView {
+  if (typeof target === 'function') return new target();
+  if (!target.isBoundElsewhere(app)) return target;
+  const copy = Object.assign(Object.create(Object.getPrototypeOf(target) as object) as APIView, target);
+  (copy as unknown as { _app: unknown; _policies: unknown })._app = null;
+  (copy as unknown as { _app: unknown; _policies: unknown })._policies = null;
+  return copy;
 }
 
 async function handle(

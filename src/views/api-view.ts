@@ -92,6 +92,11 @@ export class APIView {
     return this._policies;
   }
 
+  /** True when this instance is already bound to an app other than `app`. */
+  isBoundElsewhere(app: AppContext): boolean {
+    return this._app !== null && this._app !== app;
+  }
+
   /** Resolves settings and builds plug-in instances, once per route. */
   bind(app: AppContext): this {
     if (this._app === app) return this;

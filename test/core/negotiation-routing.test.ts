@@ -275,9 +275,26 @@ describe('routers and viewsets', () => {
     expect(res.json()).toEqual({
       name: 'Book List',
       description: '',
-      renders: ['application/json'],
+      renders: ['application/json', 'text/html'],
       parses: ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'],
     });
+  });
+});
+
+describe('views shared between apps', () => {
+  class SettingsEcho extends APIView {
+    override authenticationClasses = [];
+    get() {
+      return { pageSize: this.app.settings.PAGE_SIZE };
+    }
+  }
+  const shared = new SettingsEcho();
+
+  it('one view instance mounted in two apps is bound to each app separately', async () => {
+    const a = await createApp({ settings: { PAGE_SIZE: 5 }, routes: [path('s/', shared)] });
+    const b = await createApp({ settings: { PAGE_SIZE: 7 }, routes: [path('s/', shared)] });
+    expect((await a.inject({ url: '/s/' })).json()).toEqual({ pageSize: 5 });
+    expect((await b.inject({ url: '/s/' })).json()).toEqual({ pageSize: 7 });
   });
 });
 
