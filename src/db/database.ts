@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
 import type { DB } from './schema.js';
 import type { DialectName } from './dialect.js';
 import { DEFAULT_DATABASE_URL, parseDatabaseUrl, redactUrl, urlPassword } from './url.js';
@@ -65,8 +65,35 @@ function openSqlite(url: string, filename: string, busyTimeoutMs: number): Datab
   } catch (err) {
     throw connectError(url, err);
   }
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return makeDatabase(db, 'sqlite', url);
+}
+
+/** Distinct SQL texts whose prepared statements are kept per SQLite connection. */
+export const SQLITE_STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely's SQLite driver calls `prepare()` for every query it runs; compiling
+ * the same SQL again on every request cost more than running it (see
+ * docs/performance.md). This keeps the prepared statement per SQL text
+ * (oldest dropped first past the limit) and prepares a fresh one only when
+ * the cached one is still busy (an unfinished `iterate()`).
+ */
+function withStatementCache(sqlite: BetterSqlite3.Database, size = SQLITE_STATEMENT_CACHE_SIZE): SqliteDatabase {
+  const cache = new Map<string, BetterSqlite3.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(sql: string) {
+      const cached = cache.get(sql);
+      if (cached !== undefined && !cached.busy) return cached;
+      const stmt = sqlite.prepare(sql);
+      if (cached === undefined) {
+        if (cache.size >= size) cache.delete(cache.keys().next().value!);
+        cache.set(sql, stmt);
+      }
+      return stmt;
+    },
+  };
 }
 
 async function openPostgres(url: string, poolConfig: Omit<pg.PoolConfig, 'connectionString'>): Promise<Database> {
