@@ -161,13 +161,15 @@ class QuerySource<T> implements PageSource<T> {
   readonly kind = 'query';
   constructor(private readonly qb: AnyQuery<T>) {}
 
+  // ORDER BY never changes how many rows there are (with or without LIMIT/OFFSET),
+  // and keeping it made SQLite materialise and sort the whole listing to count it.
   async count(): Promise<number> {
-    const rows = await countQuery(this.qb as AnyQuery<unknown>);
+    const rows = await countQuery(this.qb.clearOrderBy() as AnyQuery<unknown>);
     return toCount(rows[0]);
   }
 
   async countUpTo(max: number): Promise<number> {
-    const limited = this.qb.limit(max) as AnyQuery<unknown>;
+    const limited = this.qb.clearOrderBy().limit(max) as AnyQuery<unknown>;
     const rows = await countQuery(limited);
     return toCount(rows[0]);
   }
