@@ -19,6 +19,7 @@ import { AUTH_HEADERS, OBTAIN_TOKEN, WORKERS_PATH, WORKLOADS, type ServerKind, t
 import { checkBudget, formatBudget, formatTable, type Row } from './lib/report.js';
 import { tasksetAvailable } from './lib/cpu.js';
 import { PG_URL_DEFAULT } from './lib/constants.js';
+import { bundleServers, type Bundles } from './lib/bundle.js';
 
 const { values } = parseArgs({
   options: {
@@ -35,24 +36,18 @@ const warmupSeconds = quick ? 1 : 3;
 const runSeconds = quick ? 2 : 10;
 const runs = quick ? 1 : 3;
 const log = (line: string) => process.stderr.write(`${line}\n`);
-const root = join(BENCH_DIR, '..');
 const started = Date.now();
 
-const SCRIPTS: Record<ServerKind, string> = {
-  trestle: join(BENCH_DIR, 'servers', 'trestle-server.ts'),
-  fastify: join(BENCH_DIR, 'servers', 'fastify-baseline.ts'),
-  node: join(BENCH_DIR, 'servers', 'node-http-baseline.ts'),
-};
 const LABELS: Record<ServerKind, string> = { trestle: 'trestle', fastify: 'fastify', node: 'node:http' };
 
-function serverSpec(kind: ServerKind, database: string): ServerSpec {
-  return { label: LABELS[kind], args: () => ['--import', 'tsx', SCRIPTS[kind]], env: { BENCH_DATABASE: database }, core: 0 };
+function serverSpec(bundles: Bundles, kind: ServerKind, database: string): ServerSpec {
+  return { label: LABELS[kind], args: () => [bundles[kind]], env: { BENCH_DATABASE: database }, core: 0 };
 }
 
-function workersSpec(workers: number, sqliteFile: string): ServerSpec {
+function workersSpec(bundles: Bundles, workers: number, sqliteFile: string): ServerSpec {
   return {
     label: `trestle serve --workers ${workers}`,
-    args: (port) => [join(root, 'bin', 'trestle.js'), 'serve', '--config', join(BENCH_DIR, 'trestle.config.ts'),
+    args: (port) => [bundles.cli, 'serve', '--config', bundles.config,
       '--host', '127.0.0.1', '--port', String(port), '--workers', String(workers)],
     env: { DATABASE_URL: `sqlite:${sqliteFile}` },
     // Several workers on one pinned core would measure nothing: the workers rows run unpinned.
@@ -77,6 +72,7 @@ function summarize(results: LoadResult[]): Pick<Row, 'rps' | 'p50' | 'p99' | 'fa
 
 /** Warm-up, then `runs` measured runs of `requests` (all at once); peak RSS while measuring. */
 async function measure(server: RunningServer, loader: Loader, requests: LoadRequest[]): Promise<{ per: LoadResult[][]; rss: number }> {
+  await drain(server);
   await loader.run(requests.map((r) => ({ ...r, duration: warmupSeconds })));
   let peak = server.rss();
   const timer = setInterval(() => (peak = Math.max(peak, server.rss())), 200);
@@ -90,6 +86,15 @@ async function measure(server: RunningServer, loader: Loader, requests: LoadRequ
     clearInterval(timer);
   }
   return { per, rss: Math.max(peak, server.rss()) };
+}
+
+/**
+ * Waits until the server has worked off requests still queued from the
+ * previous workload (a slow one leaves seconds of work behind): one request
+ * answered means everything queued before it was answered too.
+ */
+async function drain(server: RunningServer): Promise<void> {
+  await fetch(`http://127.0.0.1:${server.port}/w5/ping/`).then((r) => r.arrayBuffer()).catch(() => undefined);
 }
 
 function request(port: number, w: Pick<Workload, 'id' | 'path'>): LoadRequest {
@@ -109,6 +114,7 @@ async function main(): Promise<void> {
   const selected = WORKLOADS.filter((w) => (!quick || w.quick) && (!only || only.has(w.id)));
   const wantWorkers = !only || only.has('W1') || only.has('WORKERS');
   const sqliteFile = await ensureSqliteDataset(log);
+  const bundles = await bundleServers();
   let pgUrl: string | null = null;
   if (!values['no-pg'] && selected.some((w) => w.database === 'postgres')) {
     try {
@@ -131,7 +137,7 @@ async function main(): Promise<void> {
       for (const kind of ['trestle', 'fastify', 'node'] as const) {
         const mine = selected.filter((w) => w.database === database && w.servers.includes(kind));
         if (mine.length === 0) continue;
-        const server = await startServer(serverSpec(kind, target));
+        const server = await startServer(serverSpec(bundles, kind, target));
         try {
           for (const w of mine) {
             log(`${w.id} ${w.name} — ${LABELS[kind]}`);
@@ -154,7 +160,7 @@ async function main(): Promise<void> {
     }
     if (wantWorkers) {
       for (const workers of [1, 2]) {
-        const spec = workersSpec(workers, sqliteFile);
+        const spec = workersSpec(bundles, workers, sqliteFile);
         log(`W1 page 2 — ${spec.label}`);
         let server: RunningServer;
         try {

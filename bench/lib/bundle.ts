@@ -1,0 +1,43 @@
+/**
+ * Compiles each server (and the `trestle` CLI with the bench project) to one
+ * plain ESM file with esbuild (tsx's own compiler), dependencies left as
+ * imports, so every server runs on bare `node` as in production: no
+ * TypeScript loader in the measured process, its memory or its warm-up.
+ */
+import { build } from 'esbuild';
+import { join } from 'node:path';
+import { BENCH_DIR, DATA_DIR } from './dataset.js';
+
+export const BUILD_DIR = join(DATA_DIR, 'build');
+
+/** Entry name → bundled file. */
+export interface Bundles {
+  trestle: string;
+  fastify: string;
+  node: string;
+  cli: string;
+  config: string;
+}
+
+export async function bundleServers(): Promise<Bundles> {
+  const entries = {
+    trestle: join(BENCH_DIR, 'servers', 'trestle-server.ts'),
+    fastify: join(BENCH_DIR, 'servers', 'fastify-baseline.ts'),
+    node: join(BENCH_DIR, 'servers', 'node-http-baseline.ts'),
+    cli: join(BENCH_DIR, 'servers', 'trestle-cli.ts'),
+    config: join(BENCH_DIR, 'trestle.config.ts'),
+  };
+  await build({
+    entryPoints: entries,
+    outdir: BUILD_DIR,
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    logLevel: 'error',
+  });
+  const out = (name: keyof typeof entries) => join(BUILD_DIR, `${name}.mjs`);
+  return { trestle: out('trestle'), fastify: out('fastify'), node: out('node'), cli: out('cli'), config: out('config') };
+}
