@@ -1,20 +1,17 @@
 #!/usr/bin/env node
-// The `trestle` command. In a source checkout (src/ present) it runs the
-// TypeScript sources through tsx so they are never stale; an installed
-// package runs its compiled dist/.
+// The `trestle` command. tsx is registered for the whole process so a
+// TypeScript project config (trestle.config.ts) loads with the same module
+// instances as the CLI. In a source checkout (src/ present) the CLI runs the
+// TypeScript sources, so they are never stale; an installed package runs its
+// compiled dist/.
 import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dirname, join } from 'node:path';
+import { register } from 'tsx/esm/api';
 
+register();
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const source = join(root, 'src', 'cli', 'main.ts');
-let entry;
-if (existsSync(source)) {
-  const { register } = await import('tsx/esm/api');
-  register();
-  entry = source;
-} else {
-  entry = join(root, 'dist', 'src', 'cli', 'main.js');
-}
+const entry = existsSync(source) ? source : join(root, 'dist', 'src', 'cli', 'main.js');
 const { main } = await import(pathToFileURL(entry).href);
 process.exitCode = await main(process.argv.slice(2));

@@ -80,23 +80,6 @@ export type { VersionSelector } from './versioning/by-version.js';
 export { listVersions } from './versioning/describe.js';
 export type { VersioningDescription, VersionLocation } from './versioning/describe.js';
 
-// --- tokens
-export {
-  TokenStore,
-  ObtainAuthToken,
-  obtainAuthToken,
-  generateKey,
-  digestKey,
-  KeyCipher,
-  TokenKeyUnavailable,
-  TokenError,
-  tokenStoreFor,
-} from './authtoken/index.js';
-export type { Token, TokenInfo, TokenLookup, TokenStoreOptions, UserRef, TokenTable } from './authtoken/index.js';
-export { TokenAuthentication } from './authentication/token.js';
-export { resolveSecretKey, SECRET_KEY_FILE } from './secret-key.js';
-export type { ResolveSecretKeyOptions } from './secret-key.js';
-
 // --- pagination
 export {
   BasePagination,
@@ -121,21 +104,22 @@ export type {
   LimitOffsetState,
 } from './pagination/index.js';
 
-// --- browsable, admin, openapi
-export { installStaticAssets } from './browsable/install.js';
-export { BrowsableAPIRenderer } from './browsable/renderer.js';
-export { escapeHtml, safeHref } from './browsable/escape-html.js';
-export { staticUrl } from './browsable/static-url.js';
-export { renderPaginationControls, PAGINATION_TEMPLATES } from './browsable/pagination-controls.js';
-export type { PaginationTemplate } from './browsable/pagination-controls.js';
-export { SchemaGenerator, generateOpenAPI } from './schema/generator.js';
-export type { SchemaGeneratorOptions } from './schema/generator.js';
-export { SchemaView, JSONOpenAPIRenderer } from './schema/schema-view.js';
-export { DocsView, DocsPageRenderer } from './schema/docs-view.js';
-export type { DocsViewOptions } from './schema/docs-view.js';
-export { securitySchemeFor } from './schema/security.js';
-export type { DescribesSecurity, NamedSecurityScheme } from './schema/security.js';
-export type { OpenAPIDocument, OpenAPIOperation, ViewOpenAPI, JsonSchema } from './schema/types.js';
+// --- tokens
+export {
+  TokenStore,
+  ObtainAuthToken,
+  obtainAuthToken,
+  generateKey,
+  digestKey,
+  KeyCipher,
+  TokenKeyUnavailable,
+  TokenError,
+  tokenStoreFor,
+} from './authtoken/index.js';
+export type { Token, TokenInfo, TokenLookup, TokenStoreOptions, UserRef, TokenTable } from './authtoken/index.js';
+export { TokenAuthentication } from './authentication/token.js';
+export { resolveSecretKey, SECRET_KEY_FILE } from './secret-key.js';
+export type { ResolveSecretKeyOptions } from './secret-key.js';
 
 // --- authentication, permissions, throttling
 export { BasicAuthentication, pythonB64decode } from './authentication/basic.js';
@@ -174,5 +158,75 @@ export { ScopedRateThrottle } from './throttling/scoped.js';
 export { MemoryThrottleStore } from './throttling/store.js';
 export type { ThrottleStore, ThrottleHit } from './throttling/store.js';
 export { RedisThrottleStore } from './throttling/redis-store.js';
+
+// --- browsable, admin, openapi
+export { installStaticAssets } from './browsable/install.js';
+export { BrowsableAPIRenderer } from './browsable/renderer.js';
+export { escapeHtml, safeHref } from './browsable/escape-html.js';
+export { staticUrl } from './browsable/static-url.js';
+export { renderPaginationControls, PAGINATION_TEMPLATES } from './browsable/pagination-controls.js';
+export type { PaginationTemplate } from './browsable/pagination-controls.js';
+export { SchemaGenerator, generateOpenAPI } from './schema/generator.js';
+export type { SchemaGeneratorOptions } from './schema/generator.js';
+export { SchemaView, JSONOpenAPIRenderer } from './schema/schema-view.js';
+export { DocsView, DocsPageRenderer } from './schema/docs-view.js';
+export type { DocsViewOptions } from './schema/docs-view.js';
+export { securitySchemeFor } from './schema/security.js';
+export type { DescribesSecurity, NamedSecurityScheme } from './schema/security.js';
+export type { OpenAPIDocument, OpenAPIOperation, ViewOpenAPI, JsonSchema } from './schema/types.js';
 export { adminRoutes, AdminView, AdminPage, AdminRenderer } from './admin/index.js';
 export type { AdminRoutesOptions, AdminMessage } from './admin/index.js';
+
+// --- data layer, users, project
+export {
+  openDatabase,
+  SQLITE_BUSY_TIMEOUT_MS,
+  DEFAULT_DATABASE_URL,
+  parseDatabaseUrl,
+  redactUrl,
+  dialectOf,
+  migrate,
+  listMigrations,
+  MigrationError,
+  frameworkMigrations,
+  registerDataServices,
+} from './db/index.js';
+export type {
+  Database,
+  OpenDatabaseOptions,
+  DialectName,
+  DB,
+  AppMigrations,
+  MigrateOptions,
+  MigrateResult,
+  MigrationProgress,
+  MigrationSet,
+  MigrationStatus,
+} from './db/index.js';
+export {
+  UserRecord,
+  KyselyUserStore,
+  DuplicateUsername,
+  InvalidUserData,
+  UserNotFound,
+  DEFAULT_SCRYPT_PARAMS,
+  hashPassword,
+  isUsablePassword,
+  makeUnusablePassword,
+  needsRehash,
+  verifyPassword,
+} from './users/index.js';
+export type {
+  UserFields,
+  CreateUserInput,
+  ListUsersOptions,
+  UserCreatedHook,
+  UserSavedHook,
+  UserSavedInfo,
+  UserStore,
+  UserUpdate,
+  KyselyUserStoreOptions,
+  ScryptParams,
+} from './users/index.js';
+export { defineProject } from './project.js';
+export type { ProjectConfig, ProjectContext, ProjectAppOptions } from './project.js';

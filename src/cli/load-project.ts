@@ -38,9 +38,7 @@ export async function loadProject(cwd: string, explicit: string | undefined, env
   if (!file) return { config: {}, path: null };
   let mod: { default?: unknown };
   try {
-    mod = /\.[cm]?ts$/.test(file)
-      ? ((await (await import('tsx/esm/api')).tsImport(pathToFileURL(file).href, import.meta.url)) as { default?: unknown })
-      : ((await import(pathToFileURL(file).href)) as { default?: unknown });
+    mod = await importConfig(file);
   } catch (err) {
     throw new CliError(`Cannot load ${file}: ${err instanceof Error ? err.message : String(err)}`);
   }
@@ -49,6 +47,24 @@ export async function loadProject(cwd: string, explicit: string | undefined, env
     throw new CliError(`${file} must have a default export: export default defineProject({ … })`);
   }
   return { config: config as ProjectConfig, path: file };
+}
+
+/**
+ * Imports the config with the process's own module loader, so the project and
+ * the CLI share one copy of Trestle's modules (`bin/trestle.js` registers tsx
+ * for the whole process). Only when TypeScript is not loadable that way (the
+ * CLI embedded without tsx) is tsx's isolated `tsImport` used.
+ */
+async function importConfig(file: string): Promise<{ default?: unknown }> {
+  const url = pathToFileURL(file).href;
+  try {
+    return (await import(url)) as { default?: unknown };
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (!/\.[cm]?ts$/.test(file) || code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw err;
+    const { tsImport } = await import('tsx/esm/api');
+    return (await tsImport(url, import.meta.url)) as { default?: unknown };
+  }
 }
 
 /**
