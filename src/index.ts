@@ -230,3 +230,4 @@ export type {
 } from './users/index.js';
 export { defineProject } from './project.js';
 export type { ProjectConfig, ProjectContext, ProjectAppOptions } from './project.js';
+export { addIdColumn, TIMESTAMP_TYPE, BOOLEAN_TYPE } from './db/migrations/helpers.js';

@@ -9,6 +9,8 @@ import type { UserStore } from './users/store.js';
 export interface ProjectContext {
   database: Database;
   users: UserStore;
+  /** Progress lines (the CLI prints them). */
+  log?: (line: string) => void;
 }
 
 /** What a project's own `createApp` receives from `trestle serve`. */

@@ -4,6 +4,7 @@ import { createsuperuserCommand } from './createsuperuser.js';
 import { helpCommand } from './help.js';
 import { migrateCommand } from './migrate.js';
 import { openapiCommand } from './openapi.js';
+import { seedCommand } from './seed.js';
 import { serveCommand } from './serve.js';
 import { tokenCommand } from './token.js';
 
@@ -14,6 +15,7 @@ import { tokenCommand } from './token.js';
  */
 export const commands: readonly Command[] = [
   migrateCommand,
+  seedCommand,
   createsuperuserCommand,
   changepasswordCommand,
   tokenCommand,

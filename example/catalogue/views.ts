@@ -1,0 +1,211 @@
+import type { Kysely } from 'kysely';
+import {
+  AllowAny,
+  ApiRequest,
+  CursorPagination,
+  IsAuthenticatedOrReadOnly,
+  LimitOffsetPagination,
+  LinkHeaderPagination,
+  ListAPIView,
+  ModelViewSet,
+  PageNumberPagination,
+  ReadOnlyModelViewSet,
+  ValidationError,
+  fields,
+  integer,
+  reverse,
+  string,
+  type SerializeContext,
+} from '../../src/index.js';
+import type { AuthorRow, BookRow, CatalogueTables } from './migrations.js';
+
+function db(req: ApiRequest): Kysely<CatalogueTables> {
+  return req.app.services.get('db') as unknown as Kysely<CatalogueTables>;
+}
+
+/** Page-number pages of 20; clients may ask for up to 100 with `?page_size=`. */
+export class BookPagination extends PageNumberPagination<BookRow> {
+  override pageSize = 20;
+  override pageSizeQueryParam = 'page_size';
+  override maxPageSize = 100;
+}
+
+/** `?limit=&offset=`, 20 by default, at most 100. */
+export class AuthorPagination extends LimitOffsetPagination<AuthorRow> {
+  override defaultLimit = 20;
+  override maxLimit = 100;
+}
+
+/** Newest first; `id` breaks ties, so pages are a pure keyset (no offsets). */
+export class BookFeedPagination extends CursorPagination<BookRow> {
+  override pageSize = 20;
+  override ordering = ['-created', '-id'];
+}
+
+/** The custom style: links in a `Link` header, the body is the list itself. */
+export class BookLinkPagination extends LinkHeaderPagination<BookRow> {
+  override pageSize = 20;
+}
+
+const BookInput = fields({
+  title: string({ maxLength: 200 }),
+  author: integer({ min: 1 }),
+  year: integer({ min: 0, max: 3000 }),
+  isbn: string({ maxLength: 20 }),
+});
+
+/** A book as the API shows it: hyperlinked to itself and its author. */
+function bookJson(book: BookRow, req: ApiRequest): Record<string, unknown> {
+  return {
+    url: reverse('book-detail', { pk: book.id }, { request: req }),
+    id: book.id,
+    title: book.title,
+    author: reverse('author-detail', { pk: book.author_id }, { request: req }),
+    year: book.year,
+    isbn: book.isbn,
+    created: book.created,
+  };
+}
+
+/**
+ * The catalogue's books: anyone may read, signed-in users may write.
+ *
+ *     GET /api/books/?page=2            page-number pagination
+ *     POST /api/books/                  {"title": …, "author": 1, "year": 1999, "isbn": "…"}
+ *     GET|PUT|PATCH|DELETE /api/books/7/
+ */
+export class BookViewSet extends ModelViewSet<BookRow> {
+  static override description = 'Books of the catalogue. Anyone may read; authenticated users may add, change and delete.';
+  override permissionClasses = [IsAuthenticatedOrReadOnly];
+  override paginationClass = BookPagination;
+
+  override getQueryset(req: ApiRequest) {
+    return db(req).selectFrom('catalogue_book').selectAll().orderBy('id');
+  }
+
+  override filterQueryset(req: ApiRequest, source: ReturnType<BookViewSet['getQueryset']>) {
+    const author = req.query['author'];
+    return author && /^\d{1,9}$/.test(author) ? source.where('author_id', '=', Number(author)) : source;
+  }
+
+  override serialize(book: BookRow, ctx: SerializeContext): unknown {
+    return bookJson(book, ctx.request);
+  }
+
+  protected override itemName(): string {
+    return 'Book';
+  }
+
+  override async validate(data: unknown, ctx: { request: ApiRequest; partial: boolean }) {
+    const input = BookInput.validate(data, { partial: ctx.partial, nonFieldErrorsKey: this.app.settings.NON_FIELD_ERRORS_KEY });
+    if (input.author !== undefined) {
+      const author = await db(ctx.request).selectFrom('catalogue_author').select('id').where('id', '=', input.author).executeTakeFirst();
+      if (!author) throw new ValidationError({ author: [`Invalid pk "${input.author}" - object does not exist.`] });
+    }
+    return input;
+  }
+
+  override async performCreate(req: ApiRequest, data: Record<string, unknown>): Promise<BookRow> {
+    return db(req)
+      .insertInto('catalogue_book')
+      .values({
+        title: data['title'] as string,
+        author_id: data['author'] as number,
+        year: data['year'] as number,
+        isbn: data['isbn'] as string,
+        created: new Date().toISOString(),
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+
+  override async performUpdate(req: ApiRequest, book: BookRow, data: Record<string, unknown>): Promise<BookRow> {
+    const changes: Partial<BookRow> = {};
+    if (data['title'] !== undefined) changes.title = data['title'] as string;
+    if (data['author'] !== undefined) changes.author_id = data['author'] as number;
+    if (data['year'] !== undefined) changes.year = data['year'] as number;
+    if (data['isbn'] !== undefined) changes.isbn = data['isbn'] as string;
+    if (Object.keys(changes).length === 0) return book;
+    return db(req).updateTable('catalogue_book').set(changes).where('id', '=', book.id).returningAll().executeTakeFirstOrThrow();
+  }
+
+  override async performDestroy(req: ApiRequest, book: BookRow): Promise<void> {
+    await db(req).deleteFrom('catalogue_book').where('id', '=', book.id).execute();
+  }
+}
+
+/**
+ * Authors, read-only, with limit/offset pagination and `?search=` on the name.
+ *
+ *     GET /api/authors/?limit=10&offset=40&search=le
+ */
+export class AuthorViewSet extends ReadOnlyModelViewSet<AuthorRow> {
+  static override description = 'Authors of the catalogue, searchable by name.';
+  override permissionClasses = [AllowAny];
+  override paginationClass = AuthorPagination;
+
+  override getQueryset(req: ApiRequest) {
+    return db(req).selectFrom('catalogue_author').selectAll().orderBy('id');
+  }
+
+  override filterQueryset(req: ApiRequest, source: ReturnType<AuthorViewSet['getQueryset']>) {
+    const term = req.query[this.app.settings.SEARCH_PARAM]?.trim();
+    if (!term) return source;
+    const escaped = term.slice(0, 100).replace(/[\\%_]/g, (c) => `\\${c}`);
+    return source.where((eb) => eb(eb.fn('lower', ['name']), 'like', `%${escaped.toLowerCase()}%`));
+  }
+
+  override serialize(author: AuthorRow, ctx: SerializeContext): unknown {
+    return {
+      url: reverse('author-detail', { pk: author.id }, { request: ctx.request }),
+      id: author.id,
+      name: author.name,
+      country: author.country,
+      books: `${reverse('book-list', {}, { request: ctx.request })}?author=${author.id}`,
+    };
+  }
+
+  protected override itemName(): string {
+    return 'Author';
+  }
+}
+
+/**
+ * Every book, newest first, paged by an opaque signed cursor: stable while
+ * books are added, and as fast on the last page as on the first.
+ *
+ *     GET /api/feed/            {"next": "…?cursor=…", "previous": null, "results": [...]}
+ */
+export class BookFeed extends ListAPIView<BookRow> {
+  static override description = 'Newest books first, with cursor pagination.';
+  override permissionClasses = [AllowAny];
+  override paginationClass = BookFeedPagination;
+
+  override getQueryset(req: ApiRequest) {
+    return db(req).selectFrom('catalogue_book').selectAll();
+  }
+
+  override serialize(book: BookRow, ctx: SerializeContext): unknown {
+    return bookJson(book, ctx.request);
+  }
+}
+
+/**
+ * The same books with the custom Link-header style (RFC 8288):
+ *
+ *     GET /api/shelf/?page=2
+ *     Link: <http://…/api/shelf/?page=3>; rel="next", <http://…/api/shelf/>; rel="prev"
+ */
+export class BookShelf extends ListAPIView<BookRow> {
+  static override description = 'Books with pagination links in the Link header.';
+  override permissionClasses = [AllowAny];
+  override paginationClass = BookLinkPagination;
+
+  override getQueryset(req: ApiRequest) {
+    return db(req).selectFrom('catalogue_book').selectAll().orderBy('id');
+  }
+
+  override serialize(book: BookRow, ctx: SerializeContext): unknown {
+    return bookJson(book, ctx.request);
+  }
+}

@@ -1,0 +1,105 @@
+import { resolve } from 'node:path';
+import {
+  BasicAuthentication,
+  DefaultRouter,
+  SessionAuthentication,
+  TokenAuthentication,
+  apiView,
+  createApp,
+  defineProject,
+  include,
+  path,
+  resolveSecretKey,
+  reverse,
+  type ApiRequest,
+  type ProjectAppOptions,
+  type RouteEntry,
+  type SettingsInput,
+  type TrestleApp,
+} from '../src/index.js';
+import { catalogueMigrations } from './catalogue/migrations.js';
+import { seedCatalogue } from './catalogue/seed.js';
+import { AuthorViewSet, BookFeed, BookShelf, BookViewSet } from './catalogue/views.js';
+import { authExampleRoutes, authSettings } from './auth.js';
+import { tokenRoutes } from './tokens.js';
+import { versioningRoutes } from './versioning.js';
+import { browsableRoutes } from './browsable.js';
+
+/**
+ * The example service: a book catalogue that shows every part of Trestle.
+ *
+ *   /api/                      the API root (DefaultRouter)
+ *   /api/books/                page-number pagination, read by anyone, written when signed in
+ *   /api/authors/              limit/offset pagination and ?search=
+ *   /api/feed/                 cursor pagination (newest first)
+ *   /api/shelf/                a custom style: links in the Link header
+ *   /versioned/v1|v2/books/    URL-path versioning, v1 deprecated
+ *   /auth/…                    one route per authentication scheme, permissions, throttles
+ *   /api-auth/login/           session login (the browsable API's login link)
+ *   /api-token-auth/           obtain a token with username + password
+ *   /openapi.json, /docs/      the OpenAPI document and its viewer
+ *   /admin/                    users and tokens, for staff
+ */
+export const settings: SettingsInput = {
+  DEFAULT_AUTHENTICATION_CLASSES: [SessionAuthentication, BasicAuthentication, TokenAuthentication],
+  DEFAULT_THROTTLE_RATES: authSettings.DEFAULT_THROTTLE_RATES,
+  PAGE_SIZE: 20,
+};
+
+const router = new DefaultRouter();
+router.register('books', BookViewSet, { basename: 'book' });
+router.register('authors', AuthorViewSet, { basename: 'author' });
+
+const home = apiView(
+  ['GET'],
+  (req: ApiRequest) => ({
+    api: reverse('api-root', {}, { request: req }),
+    books: reverse('book-list', {}, { request: req }),
+    authors: reverse('author-list', {}, { request: req }),
+    feed: reverse('book-feed', {}, { request: req }),
+    shelf: reverse('book-shelf', {}, { request: req }),
+    versioned: reverse('versioned:book-list', { version: 'v2' }, { request: req }),
+    token: reverse('api-token-auth', {}, { request: req }),
+    login: reverse('rest_framework:login', {}, { request: req }),
+    docs: reverse('api-docs', {}, { request: req }),
+    openapi: reverse('openapi-schema', {}, { request: req }),
+    admin: req.buildAbsoluteUri('/admin/'),
+  }),
+  { name: 'Trestle example', description: 'Where to look: every part of the example service.' },
+);
+
+export const routes: RouteEntry[] = [
+  path('', home, { name: 'home' }),
+  include('api/', [
+    ...router.urls,
+    path('feed/', BookFeed, { name: 'book-feed' }),
+    path('shelf/', BookShelf, { name: 'book-shelf' }),
+  ]),
+  include('versioned/', versioningRoutes, { namespace: 'versioned' }),
+  ...authExampleRoutes,
+  ...tokenRoutes,
+  ...browsableRoutes(),
+];
+
+/** Builds the example app on an open, migrated database (used by `npm start` and `trestle serve`). */
+export async function createExampleApp(options: Pick<ProjectAppOptions, 'database' | 'users'> & { logger?: boolean; dataDir?: string }): Promise<TrestleApp> {
+  const SECRET_KEY = resolveSecretKey(settings, resolve(options.dataDir ?? 'data'), { warn: (m) => console.warn(m) });
+  return createApp({
+    settings: { ...settings, SECRET_KEY },
+    routes,
+    services: { database: options.database, db: options.database.db, users: options.users },
+    logger: options.logger ? { level: 'info' } : false,
+  });
+}
+
+export default defineProject({
+  settings,
+  routes,
+  migrations: catalogueMigrations,
+  databaseUrl: 'sqlite:./data/trestle.sqlite3',
+  async seed(ctx) {
+    const seeded = await seedCatalogue(ctx, ctx.log);
+    if (!seeded) ctx.log?.('The catalogue already has books: nothing to seed.');
+  },
+  createApp: ({ database, users }) => createExampleApp({ database, users, logger: true }),
+});

@@ -1,0 +1,164 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KyselyUserStore, migrate, type Database, type TrestleApp } from '../../src/index.js';
+import project, { createExampleApp } from '../../example/project.js';
+import { AUTHOR_COUNT, BOOK_COUNT, DEMO_USER, seedCatalogue } from '../../example/catalogue/seed.js';
+import { testDatabases } from '../helpers/databases.js';
+
+const basic = (u: string, p: string) => `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}`;
+
+describe.each(testDatabases())('the example service on $name', ({ open }) => {
+  let database: Database;
+  let app: TrestleApp;
+  let dataDir: string;
+
+  beforeAll(async () => {
+    database = await open();
+    await migrate(database, project.migrations);
+    const users = new KyselyUserStore(database.db);
+    expect(await seedCatalogue({ database, users })).toBe(true);
+    dataDir = mkdtempSync(join(tmpdir(), 'trestle-example-'));
+    app = await createExampleApp({ database, users, dataDir });
+  }, 120_000);
+
+  afterAll(async () => {
+    await app?.close();
+    await database?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('seeds once: a second run finds the books and adds nothing', async () => {
+    const users = new KyselyUserStore(database.db);
+    expect(await seedCatalogue({ database, users })).toBe(false);
+    const res = await app.inject({ url: '/api/books/' });
+    expect(res.json().count).toBe(BOOK_COUNT);
+  });
+
+  it('the home page links every part of the service', async () => {
+    const res = await app.inject({ url: '/', headers: { accept: 'application/json' } });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json');
+    expect(res.json()).toMatchObject({
+      api: 'http://localhost:80/api/',
+      books: 'http://localhost:80/api/books/',
+      feed: 'http://localhost:80/api/feed/',
+      versioned: 'http://localhost:80/versioned/v2/books/',
+      login: 'http://localhost:80/api-auth/login/',
+    });
+  });
+
+  it('books page by number with DRF links, and 404 past the end', async () => {
+    const res = await app.inject({ url: '/api/books/?page=2&page_size=3' });
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body.count).toBe(BOOK_COUNT);
+    expect(body.next).toBe('http://localhost:80/api/books/?page=3&page_size=3');
+    expect(body.previous).toBe('http://localhost:80/api/books/?page_size=3');
+    expect(body.results.map((b: { id: number }) => b.id)).toEqual([4, 5, 6]);
+    expect(body.results[0].author).toBe('http://localhost:80/api/authors/4/');
+    const past = await app.inject({ url: '/api/books/?page=9999' });
+    expect(past.statusCode).toBe(404);
+    expect(past.json()).toEqual({ detail: 'Invalid page.' });
+  });
+
+  it('authors page by limit/offset and search by name', async () => {
+    const res = await app.inject({ url: '/api/authors/?limit=5&offset=10' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().count).toBe(AUTHOR_COUNT);
+    expect(res.json().next).toBe('http://localhost:80/api/authors/?limit=5&offset=15');
+    expect(res.json().previous).toBe('http://localhost:80/api/authors/?limit=5&offset=5');
+    const search = await app.inject({ url: '/api/authors/?search=lovelace&limit=100' });
+    expect(search.json().results.length).toBeGreaterThan(0);
+    for (const a of search.json().results) expect(a.name.toLowerCase()).toContain('lovelace');
+    const hostile = await app.inject({ url: '/api/authors/?search=%25_%5C' });
+    expect(hostile.statusCode).toBe(200);
+    expect(hostile.json().count).toBe(0);
+  });
+
+  it('the cursor feed walks newest first without repeats', async () => {
+    const seen = new Set<number>();
+    let url: string | null = '/api/feed/';
+    for (let page = 0; page < 3 && url; page++) {
+      const res = await app.inject({ url });
+      expect(res.statusCode).toBe(200);
+      const body = res.json();
+      for (const b of body.results) {
+        expect(seen.has(b.id)).toBe(false);
+        seen.add(b.id);
+      }
+      url = body.next ? new URL(body.next).pathname + new URL(body.next).search : null;
+    }
+    expect(seen.size).toBe(60);
+    expect(Math.max(...seen)).toBe(BOOK_COUNT);
+    const bad = await app.inject({ url: '/api/feed/?cursor=bm9wZQ' });
+    expect(bad.statusCode).toBe(404);
+    expect(bad.json()).toEqual({ detail: 'Invalid cursor' });
+  });
+
+  it('the shelf puts its links in a Link header', async () => {
+    const res = await app.inject({ url: '/api/shelf/?page=2' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['link']).toContain('rel="next"');
+    expect(Array.isArray(res.json())).toBe(true);
+  });
+
+  it('anonymous writes are refused; a signed-in user creates, validates and deletes', async () => {
+    const payload = { title: 'A new book', author: 1, year: 2024, isbn: '9780000000001' };
+    const anonymous = await app.inject({ method: 'POST', url: '/api/books/', payload });
+    // Session is the first scheme, and it has no WWW-Authenticate: 403, as DRF.
+    expect(anonymous.statusCode).toBe(403);
+    expect(anonymous.headers['www-authenticate']).toBeUndefined();
+    expect(anonymous.json()).toEqual({ detail: 'Authentication credentials were not provided.' });
+    const auth = basic(DEMO_USER.username, DEMO_USER.password);
+    const invalid = await app.inject({ method: 'POST', url: '/api/books/', payload: { title: '', author: 99999 }, headers: { authorization: auth } });
+    expect(invalid.statusCode).toBe(400);
+    expect(invalid.json()).toEqual({
+      title: ['This field may not be blank.'],
+      year: ['This field is required.'],
+      isbn: ['This field is required.'],
+    });
+    const created = await app.inject({ method: 'POST', url: '/api/books/', payload, headers: { authorization: auth } });
+    expect(created.statusCode).toBe(201);
+    const book = created.json();
+    expect(created.headers['location']).toBe(book.url);
+    expect(book).toMatchObject({ title: 'A new book', author: 'http://localhost:80/api/authors/1/', year: 2024 });
+    const missingAuthor = await app.inject({ method: 'PATCH', url: new URL(book.url).pathname, payload: { author: 99999 }, headers: { authorization: auth } });
+    expect(missingAuthor.statusCode).toBe(400);
+    expect(missingAuthor.json()).toEqual({ author: ['Invalid pk "99999" - object does not exist.'] });
+    const deleted = await app.inject({ method: 'DELETE', url: new URL(book.url).pathname, headers: { authorization: auth } });
+    expect(deleted.statusCode).toBe(204);
+    const gone = await app.inject({ url: new URL(book.url).pathname });
+    expect(gone.statusCode).toBe(404);
+    expect(gone.json()).toEqual({ detail: 'No Book matches the given query.' });
+  });
+
+  it('the demo user gets a token and uses it', async () => {
+    const token = await app.inject({ method: 'POST', url: '/api-token-auth/', payload: { username: DEMO_USER.username, password: DEMO_USER.password } });
+    expect(token.statusCode).toBe(200);
+    const key = token.json().token;
+    expect(key).toMatch(/^[0-9a-f]{40}$/);
+    const me = await app.inject({ url: '/auth/token/', headers: { authorization: `Token ${key}` } });
+    expect(me.statusCode).toBe(200);
+    expect(JSON.stringify(me.json())).toContain(DEMO_USER.username);
+  });
+
+  it('the versioned API answers v2 by default and marks v1 deprecated', async () => {
+    const v2 = await app.inject({ url: '/versioned/v2/books/' });
+    expect(v2.statusCode).toBe(200);
+    expect(v2.json().results?.[0]?.url ?? v2.json()[0]?.url).toMatch(/^http:\/\/localhost:80\/versioned\/v2\/books\/\d+\/$/);
+    const v1 = await app.inject({ url: '/versioned/v1/books/' });
+    expect(v1.statusCode).toBe(200);
+    expect(v1.headers['deprecation']).toMatch(/^@\d+$/);
+    const v9 = await app.inject({ url: '/versioned/v9/books/' });
+    expect(v9.statusCode).toBe(404);
+    expect(v9.json()).toEqual({ detail: 'Invalid version in URL path.' });
+  });
+
+  it('the OpenAPI document lists the catalogue', async () => {
+    const res = await app.inject({ url: '/openapi.json' });
+    expect(res.statusCode).toBe(200);
+    expect(Object.keys(res.json().paths)).toEqual(expect.arrayContaining(['/api/books/', '/api/books/{pk}/', '/api/feed/']));
+  });
+});
