@@ -62,6 +62,8 @@ export class KyselyUserStore implements UserStore {
   }
 
   async getByUsername(username: string): Promise<UserRecord | null> {
+    // No stored name holds NUL, and PostgreSQL rejects it in text: not found, never an error.
+    if (username.includes('\u0000')) return null;
     const row = await this.db
       .selectFrom('trestle_user')
       .select(PUBLIC_COLUMNS)
@@ -71,11 +73,13 @@ export class KyselyUserStore implements UserStore {
   }
 
   async authenticate(username: string, password: string): Promise<UserRecord | null> {
-    const row = await this.db
-      .selectFrom('trestle_user')
-      .select([...PUBLIC_COLUMNS, 'password'])
-      .where('username', '=', username)
-      .executeTakeFirst();
+    const row = username.includes('\u0000')
+      ? undefined
+      : await this.db
+          .selectFrom('trestle_user')
+          .select([...PUBLIC_COLUMNS, 'password'])
+          .where('username', '=', username)
+          .executeTakeFirst();
     if (!row) {
       await burnHashTime(password, this.hashParams);
       return null;

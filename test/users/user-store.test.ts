@@ -34,6 +34,12 @@ describe.each(testDatabases())('KyselyUserStore on $name', ({ open }) => {
     return row.password;
   }
 
+  it('a username with a NUL character is simply not found, never a database error', async () => {
+    await users.createUser({ username: 'alice', password: 'pw' });
+    await expect(users.getByUsername('ali\u0000ce')).resolves.toBeNull();
+    await expect(users.authenticate('alice\u0000', 'pw')).resolves.toBeNull();
+  });
+
   it('creates a user with defaults and no password on the record', async () => {
     const user = await users.createUser({ username: 'alice', password: 'pw', email: 'Alice@EXAMPLE.org' });
     expect(user).toBeInstanceOf(UserRecord);
