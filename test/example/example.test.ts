@@ -81,7 +81,7 @@ describe.each(testDatabases())('the example service on $name', ({ open }) => {
     const seen = new Set<number>();
     let url: string | null = '/api/feed/';
     for (let page = 0; page < 3 && url; page++) {
-      const res = await app.inject({ url });
+      const res: { statusCode: number; json(): { next: string | null; results: { id: number }[] } } = await app.inject({ url });
       expect(res.statusCode).toBe(200);
       const body = res.json();
       for (const b of body.results) {
