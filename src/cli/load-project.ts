@@ -52,16 +52,19 @@ export async function loadProject(cwd: string, explicit: string | undefined, env
 /**
  * Imports the config with the process's own module loader, so the project and
  * the CLI share one copy of Trestle's modules (`bin/trestle.js` registers tsx
- * for the whole process). Only when TypeScript is not loadable that way (the
- * CLI embedded without tsx) is tsx's isolated `tsImport` used.
+ * for the whole process). Only when a TypeScript file is not loadable that way
+ * (tsx not registered, or a .ts config in a CommonJS package) is tsx's
+ * isolated `tsImport` used; views still work then, because `createApp` tells
+ * view classes from instances without `instanceof`.
  */
 async function importConfig(file: string): Promise<{ default?: unknown }> {
   const url = pathToFileURL(file).href;
   try {
     return (await import(url)) as { default?: unknown };
   } catch (err) {
-    const code = (err as { code?: string }).code;
-    if (!/\.[cm]?ts$/.test(file) || code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw err;
+    // A .ts file outside a `"type": "module"` package is compiled as CommonJS,
+    // which cannot require the ESM framework in a cycle: tsx's own loader can.
+    if (!/\.[cm]?ts$/.test(file)) throw err;
     const { tsImport } = await import('tsx/esm/api');
     return (await tsImport(url, import.meta.url)) as { default?: unknown };
   }
