@@ -90,7 +90,7 @@ describe('AcceptHeaderVersioning', () => {
   });
 
   it('content negotiation runs first: an Accept no renderer fits is a plain 406', async () => {
-    const res = await get(app, '/items/', { accept: 'text/html; version=2.0' });
+    const res = await get(app, '/items/', { accept: 'text/csv; version=2.0' });
     expect(res.status).toBe(406);
     expect(res.headers['content-type']).toBe('application/json');
     expect(res.body).toEqual({ detail: 'Could not satisfy the request Accept header.' });
