@@ -99,15 +99,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Trestle
   services.set('routes', registry);
   mountRoutes(fastify, registry, env);
 
-  fastify.setNotFoundHandler((request, reply) => {
-    const req = new ApiRequest(request, reply, env);
-    try {
-      req.getHost();
-    } catch (err) {
-      return sendError(reply, err as ApiError);
-    }
-    return sendError(reply, new NotFound());
-  });
+  fastify.setNotFoundHandler((request, reply) => notFound(request, reply, env));
 
   fastify.setErrorHandler((error: Error & { code?: string; statusCode?: number }, request, reply) => {
     if (error instanceof ApiError) return sendError(reply, error);
@@ -188,9 +180,13 @@ async function handle(
     }
     return sendResponse(reply, req, view, res);
   }
-  const req = new ApiRequest(request, reply, env);
+  return notFound(request, reply, env);
+}
+
+/** 404 JSON for an unknown route — after the host check, as Django's middleware runs first. */
+function notFound(request: FastifyRequest, reply: FastifyReply, env: RequestEnvironment): FastifyReply {
   try {
-    req.getHost();
+    new ApiRequest(request, reply, env).getHost();
   } catch (err) {
     return sendError(reply, err as ApiError);
   }

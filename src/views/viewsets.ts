@@ -22,6 +22,14 @@ function actionHandler(view: APIView & { actionMap: ActionMap | null }, method: 
   };
 }
 
+/** A new viewset instance serving `actions` (both viewset bases share this). */
+function boundTo<V extends APIView & { actionMap: ActionMap | null }>(ctor: ViewSetCtor<V>, actions: ActionMap, init: Partial<V>): V {
+  const view = new ctor();
+  Object.assign(view, init);
+  view.actionMap = actions;
+  return view;
+}
+
 /**
  * A set of actions (`list`, `retrieve`, …) bound to HTTP methods by a
  * router or by `asView`, as DRF's `ViewSet`.
@@ -31,10 +39,7 @@ export class ViewSet extends APIView {
 
   /** A view for one route, with methods mapped to actions. */
   static asView<V extends ViewSet>(this: ViewSetCtor<V>, actions: ActionMap, init: Partial<V> = {}): V {
-    const view = new this();
-    Object.assign(view, init);
-    view.actionMap = actions;
-    return view;
+    return boundTo(this, actions, init);
   }
 
   override handlerFor(method: string): Handler | undefined {
@@ -47,10 +52,7 @@ export class GenericViewSet<T = any> extends GenericAPIView<T> {
   actionMap: ActionMap | null = null;
 
   static asView<V extends GenericViewSet>(this: ViewSetCtor<V>, actions: ActionMap, init: Partial<V> = {}): V {
-    const view = new this();
-    Object.assign(view, init);
-    view.actionMap = actions;
-    return view;
+    return boundTo(this, actions, init);
   }
 
   override handlerFor(method: string): Handler | undefined {
