@@ -32,8 +32,8 @@ const { values } = parseArgs({
 const quick = values.quick === true;
 const only = values.only ? new Set(values.only.split(',').map((s) => s.trim().toUpperCase())) : null;
 const connections = Number(values.connections);
-const warmupSeconds = quick ? 1 : 3;
-const runSeconds = quick ? 2 : 10;
+const warmupSeconds = quick ? 1 : 2;
+const runSeconds = quick ? 2 : 6;
 const runs = quick ? 1 : 3;
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const started = Date.now();
