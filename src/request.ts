@@ -52,6 +52,8 @@ export class ApiRequest {
   pagination: unknown = null;
   /** Free space for middleware-like code (sessions put their state here). */
   readonly locals: Record<string | symbol, unknown> = {};
+  /** Request headers this response depends on beyond the view's own (see `varyOn`). */
+  vary: string[] | null = null;
 
   private readonly env: RequestEnvironment;
   private _user: User | null | typeof NOT_RESOLVED = NOT_RESOLVED;
@@ -112,6 +114,15 @@ export class ApiRequest {
 
   get cookies(): Record<string, string | undefined> {
     return (this.raw as unknown as { cookies?: Record<string, string | undefined> }).cookies ?? {};
+  }
+
+  /**
+   * Records that the response depends on a request header (the session
+   * cookie, a custom version header); the pipeline adds it to `Vary`.
+   */
+  varyOn(header: string): void {
+    if (this.vary === null) this.vary = [header];
+    else if (!this.vary.includes(header)) this.vary.push(header);
   }
 
   // ---------------------------------------------------------------- identity

@@ -56,6 +56,8 @@ export function newSessionKey(): string {
 /** The request's session from the `sessionid` cookie, loaded once; `null` when none is live. */
 export async function getSession(req: ApiRequest): Promise<LoadedSession | null> {
   if (SESSION_STATE in req.locals) return req.locals[SESSION_STATE] as LoadedSession | null;
+  // As Django's session middleware: a response that looked at the session varies on the cookie.
+  req.varyOn('Cookie');
   const key = req.cookies[req.app.settings.SESSION_COOKIE_NAME];
   let session: LoadedSession | null = null;
   // A key that cannot be ours is not looked up at all.

@@ -276,6 +276,7 @@ export class APIView {
     if (!req.acceptedRenderer) this.performContentNegotiation(req, true);
     const p = this.policies;
     if (p.vary.length > 0) patchVary(res, p.vary);
+    if (req.vary !== null) patchVary(res, req.vary);
     res.headers['Allow'] = p.allowHeader;
     const extra = req.versioningScheme?.responseHeaders?.(req);
     if (extra) mergeHeaders(res, extra);

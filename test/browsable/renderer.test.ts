@@ -32,7 +32,7 @@ describe('BrowsableAPIRenderer', () => {
     const res = await h.app.inject({ url: '/items/', headers: { accept: HTML } });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
-    expect(res.headers['vary']).toBe('Accept');
+    expect(res.headers['vary']).toBe('Accept, Cookie');
     expect(res.headers['allow']).toBe('GET, POST, HEAD, OPTIONS');
     expect(res.body).toContain('<h1>Item List</h1>');
     expect(res.body).toContain('<p>Items of the test API.</p>');
@@ -40,7 +40,7 @@ describe('BrowsableAPIRenderer', () => {
     expect(res.body).toContain('<b class="status-line">HTTP 200 OK</b>');
     expect(res.body).toContain('<b>Allow:</b> <span class="lit">GET, POST, HEAD, OPTIONS</span>');
     expect(res.body).toContain('<b>Content-Type:</b> <span class="lit">application/json</span>');
-    expect(res.body).toContain('<b>Vary:</b> <span class="lit">Accept</span>');
+    expect(res.body).toContain('<b>Vary:</b> <span class="lit">Accept, Cookie</span>');
   });
 
   it('still answers JSON to API clients, and ?format=api forces the page', async () => {

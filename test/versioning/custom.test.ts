@@ -55,14 +55,14 @@ describe('custom versioning schemes', () => {
   it('XAPIVersionScheme reads X-API-Version and adds Vary: X-API-Version', async () => {
     const res = await get(app, '/items/', { 'x-api-version': '2.0' });
     expect(res.status).toBe(200);
-    expect(res.headers['vary']).toBe('Accept, X-API-Version');
+    expect(res.headers['vary']).toBe('Accept, X-API-Version, Cookie');
     expect(res.body).toEqual({ version: '2.0', link: 'http://localhost/items/' });
   });
 
   it('XAPIVersionScheme gives null when the header is absent, even with a default version', async () => {
     const res = await get(app, '/items/');
     expect(res.status).toBe(200);
-    expect(res.headers['vary']).toBe('Accept, X-API-Version');
+    expect(res.headers['vary']).toBe('Accept, X-API-Version, Cookie');
     expect(res.body).toEqual({ version: null, link: 'http://localhost/items/' });
   });
 
@@ -76,14 +76,14 @@ describe('custom versioning schemes', () => {
   it('a subclass renames the header, and Vary follows', async () => {
     const res = await get(app, '/client/', { 'x-client-version': '5', 'x-api-version': '9' });
     expect(res.status).toBe(200);
-    expect(res.headers['vary']).toBe('Accept, X-Client-Version');
+    expect(res.headers['vary']).toBe('Accept, X-Client-Version, Cookie');
     expect(res.body).toEqual({ version: '5' });
   });
 
   it('a custom URL scheme\'s reverse rewrites links with the request version', async () => {
     const res = await get(app, '/api-v3/things/');
     expect(res.status).toBe(200);
-    expect(res.headers['vary']).toBe('Accept'); // negotiation only: the scheme reads no header
+    expect(res.headers['vary']).toBe('Accept, Cookie'); // negotiation and the session (default SessionAuthentication); the scheme reads no header
     expect(res.body).toEqual({ version: 'v3', link: 'http://localhost/api-v3/things/' });
   });
 

@@ -27,7 +27,7 @@ describe('NamespaceVersioning', () => {
   it('the namespace is the version, and reverse prefixes the route name with it', async () => {
     const res = await get(app, '/v2/items/');
     expect(res.status).toBe(200);
-    expect(res.headers['vary']).toBe('Accept'); // negotiation only: the scheme reads no header
+    expect(res.headers['vary']).toBe('Accept, Cookie'); // negotiation and the session (default SessionAuthentication); the scheme reads no header
     expect(res.body).toEqual({ version: 'v2', link: 'http://localhost/v2/items/7/' });
   });
 

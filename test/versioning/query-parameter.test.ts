@@ -23,7 +23,7 @@ describe('QueryParameterVersioning', () => {
   it('reads ?version= and reverse adds it to links; Vary only from negotiation', async () => {
     const res = await get(app, '/items/?version=2.0');
     expect(res.status).toBe(200);
-    expect(res.headers['vary']).toBe('Accept'); // negotiation only: the scheme reads no header
+    expect(res.headers['vary']).toBe('Accept, Cookie'); // negotiation and the session (default SessionAuthentication); the scheme reads no header
     expect(res.body).toEqual({ version: '2.0', link: 'http://localhost/items/3/?version=2.0' });
   });
 

@@ -18,7 +18,7 @@ describe('versioning settings and per-view overrides', () => {
     ] as const) {
       const res = await get(app, url, headers);
       expect([url, res.status, res.body]).toEqual([url, 200, { version: null }]);
-      expect(res.headers['vary']).toBe('Accept'); // negotiation only: the scheme reads no header
+      expect(res.headers['vary']).toBe('Accept, Cookie'); // negotiation and the session (default SessionAuthentication); the scheme reads no header
     }
   });
 

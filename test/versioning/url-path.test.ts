@@ -26,7 +26,7 @@ describe('URLPathVersioning', () => {
     const res = await get(app, '/v2/items/');
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('application/json');
-    expect(res.headers['vary']).toBe('Accept'); // negotiation only: the scheme reads no header
+    expect(res.headers['vary']).toBe('Accept, Cookie'); // negotiation and the session (default SessionAuthentication); the scheme reads no header
     expect(res.body).toEqual({ version: 'v2', link: 'http://localhost/v2/items/5/' });
   });
 
