@@ -72,8 +72,12 @@ export class CursorPagination<T = unknown> extends BasePagination<T, CursorState
   offsetCutoff = 1000;
   /** Columns whose values are unique: an ordering ending in one pages by full keyset, without offsets. */
   uniqueOrderingFields: readonly string[] = ['id', 'pk'];
-  /** Where NULLs of an ordering column appear in the listing. */
-  nulls: 'first' | 'last' = 'last';
+  /**
+   * `null` (the default): the ordering columns are NOT NULL, as DRF requires,
+   * and pages are read with index-friendly SQL. `'first'` / `'last'`: a
+   * column may hold NULL, and NULL rows come first / last, none lost.
+   */
+  nulls: 'first' | 'last' | null = null;
   /** The query parameter of a client-chosen ordering (views with `orderingFields`). */
   orderingParam: string;
 
@@ -130,7 +134,7 @@ export class CursorPagination<T = unknown> extends BasePagination<T, CursorState
       if (!/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/.test(field)) {
         throw new ImproperlyConfigured(`Invalid cursor ordering term "${term}": use "column", "-column" or "table.column".`);
       }
-      return { field, descending, nullsFirst: this.nulls === 'first' };
+      return { field, descending, nullsFirst: this.nulls === 'first', nullable: this.nulls !== null };
     });
   }
 
@@ -162,11 +166,18 @@ export class CursorPagination<T = unknown> extends BasePagination<T, CursorState
 
   /** The values a cursor records for an item: every column (keyset) or the first (DRF). */
   protected positionOf(item: unknown, terms: readonly OrderTerm[], keyset: boolean): unknown[] {
-    return (keyset ? terms : terms.slice(0, 1)).map((t) => normalize(valueOf(item, t.field)));
+    return (keyset ? terms : terms.slice(0, 1)).map((t) => {
+      const value = normalize(valueOf(item, t.field));
+      if ((value === null || value === undefined) && t.nullable === false) {
+        warnOnce(this.app, `null-ordering:${this.constructor.name}:${t.field}`,
+          `${this.constructor.name}: ordering column "${t.field}" holds NULL; set nulls = 'first' or 'last' so no row is skipped.`);
+      }
+      return value;
+    });
   }
 
   protected binding(req: ApiRequest, terms: readonly OrderTerm[]): string {
-    const ordering = terms.map((t) => `${t.descending ? '-' : ''}${t.field}${t.nullsFirst ? ':nf' : ':nl'}`).join(',');
+    const ordering = terms.map((t) => `${t.descending ? '-' : ''}${t.field}${t.nullable === false ? '' : t.nullsFirst ? ':nf' : ':nl'}`).join(',');
     return `${req.path}|${ordering}`;
   }
 

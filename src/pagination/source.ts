@@ -12,13 +12,19 @@ export interface OrderTerm {
   /** Column (may be `table.column`; the row key is the last segment). */
   readonly field: string;
   readonly descending: boolean;
-  /** Where NULLs appear in this listing. */
+  /** Where NULLs appear in this listing (only meaningful when `nullable`). */
   readonly nullsFirst: boolean;
+  /**
+   * Whether the column may hold NULL. Non-nullable orderings (DRF's
+   * requirement) sort and seek with plain SQL the database can answer from
+   * an index; nullable ones spell out where NULLs go.
+   */
+  readonly nullable?: boolean;
 }
 
 /** The same ordering walked backwards (for `previous` pages). */
 export function reverseTerms(terms: readonly OrderTerm[]): OrderTerm[] {
-  return terms.map((t) => ({ field: t.field, descending: !t.descending, nullsFirst: !t.nullsFirst }));
+  return terms.map((t) => ({ field: t.field, descending: !t.descending, nullsFirst: !t.nullsFirst, nullable: t.nullable }));
 }
 
 /** The row key a term reads: `b.created` → `created`. */
@@ -189,7 +195,11 @@ class QuerySource<T> implements PageSource<T> {
   async seek(order: readonly OrderTerm[], after: readonly unknown[] | null, offset: number, limit: number): Promise<T[]> {
     let q = this.qb.clearOrderBy();
     for (const term of order) {
-      q = q.orderBy(sql`${sql.ref(term.field)} ${sql.raw(term.descending ? 'desc' : 'asc')} ${sql.raw(term.nullsFirst ? 'nulls first' : 'nulls last')}`);
+      const direction = term.descending ? 'desc' : 'asc';
+      // A NULLS clause only where NULLs can exist: it keeps PostgreSQL on a plain index.
+      q = term.nullable === false
+        ? q.orderBy(sql`${sql.ref(term.field)} ${sql.raw(direction)}`)
+        : q.orderBy(sql`${sql.ref(term.field)} ${sql.raw(direction)} ${sql.raw(term.nullsFirst ? 'nulls first' : 'nulls last')}`);
     }
     if (after) q = q.where(keysetPredicate(order, after));
     return (await q.limit(limit).offset(offset).execute()) as T[];
@@ -208,6 +218,16 @@ function isPostgres(qb: AnyQuery<unknown>): boolean {
  * position is `c IS NULL`.
  */
 export function keysetPredicate(order: readonly OrderTerm[], after: readonly unknown[]): Expression<SqlBool> {
+  const terms = order.slice(0, after.length);
+  if (terms.every((t) => t.nullable === false) && !after.some(isNull)) {
+    // NOT NULL columns in one direction: a row-value comparison, which SQLite
+    // and PostgreSQL answer with an index range scan.
+    if (terms.every((t) => t.descending === terms[0]!.descending)) {
+      const cols = sql.join(terms.map((t) => sql.ref(t.field)));
+      const vals = sql.join(after.map((v) => sql`${v}`));
+      return terms[0]!.descending ? sql<SqlBool>`(${cols}) < (${vals})` : sql<SqlBool>`(${cols}) > (${vals})`;
+    }
+  }
   const branches = [];
   for (let i = 0; i < after.length; i++) {
     const parts = [];
@@ -229,5 +249,5 @@ function strictlyAfter(term: OrderTerm, value: unknown) {
   const col = sql.ref(term.field);
   if (isNull(value)) return term.nullsFirst ? sql`${col} is not null` : null;
   const cmp = term.descending ? sql`${col} < ${value}` : sql`${col} > ${value}`;
-  return term.nullsFirst ? cmp : sql`(${cmp} or ${col} is null)`;
+  return term.nullsFirst || term.nullable === false ? cmp : sql`(${cmp} or ${col} is null)`;
 }

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CursorPagination, LimitOffsetPagination, ListAPIView, PageNumberPagination, type CountStrategy, type TrestleApp } from '../../src/index.js';
 import type { Database } from '../../src/db/database.js';
 import { testDatabases } from '../helpers/databases.js';
+import { keysetPredicate, type OrderTerm } from '../../src/pagination/source.js';
 import { BASE, get, listView, serve, walk } from './helpers.js';
 
 interface BookTable {
@@ -146,11 +147,12 @@ describe.each(testDatabases())('pagination over a Kysely builder on $name', ({ n
       expect(ids(p3.body)).toEqual([1]);
     });
 
-    it('NULLs in the ordering column are kept (nulls last) in both directions', async () => {
+    it("NULLs in a column declared nullable (nulls: 'last') are kept in both directions", async () => {
       await fill(9, (i) => (i % 3 === 0 ? null : i % 2));
       class ByRank extends CursorPagination {
         override ordering = ['rank', 'id'];
         override pageSize = 2;
+        override nulls = 'last' as const;
       }
       const a = await app(listView(all, ByRank));
       const { forward, backward } = await walk(a, '/items/');
@@ -165,17 +167,21 @@ describe.each(testDatabases())('pagination over a Kysely builder on $name', ({ n
       expect(await get(a, `/items/?cursor=${token}x`)).toMatchObject({ status: 404, body: { detail: 'Invalid cursor' } });
     });
 
-    it('random tables walked with random page sizes: no duplicate, no gap (unique and non-unique orderings)', async () => {
+    it('random tables walked with random page sizes: no duplicate, no gap (unique and non-unique orderings, NOT NULL and nullable)', async () => {
       await fc.assert(
         fc.asyncProperty(
           fc.array(fc.option(fc.integer({ min: 0, max: 4 }), { nil: null }), { maxLength: 25 }),
           fc.integer({ min: 1, max: 6 }),
-          fc.constantFrom<readonly string[]>(['rank', 'id'], ['-rank', '-id'], ['-id']),
-          async (ranks, size, ordering) => {
+          fc.constantFrom<readonly string[]>(['rank', 'id'], ['-rank', '-id'], ['-id'], ['rank', '-id']),
+          fc.constantFrom<'first' | 'last' | null>('first', 'last', null),
+          async (raw, size, ordering, nulls) => {
+            // With nulls: null the columns are declared NOT NULL, so the data must be.
+            const ranks = nulls === null ? raw.map((r) => r ?? 0) : raw;
             await fill(ranks.length, (i) => ranks[i - 1]!);
             class P extends CursorPagination {
               override pageSize = size;
               override ordering = ordering;
+              override nulls = nulls;
             }
             const a = await app(listView(all, P));
             const { forward, backward } = await walk(a, '/items/');
@@ -183,8 +189,16 @@ describe.each(testDatabases())('pagination over a Kysely builder on $name', ({ n
             expect(backward).toEqual(forward);
           },
         ),
-        { numRuns: 15 },
+        { numRuns: 24 },
       );
+    });
+
+    it('a NOT NULL keyset ordering seeks with a row-value comparison the index can answer', () => {
+      const notNull = (field: string) => ({ field, descending: true, nullsFirst: false, nullable: false });
+      const nullable = (field: string) => ({ field, descending: true, nullsFirst: false, nullable: true });
+      const seekSql = (terms: OrderTerm[]) => all().where(keysetPredicate(terms, ['2024-01-01', 3])).compile().sql;
+      expect(seekSql([notNull('created'), notNull('id')])).toMatch(/\("created", "id"\) < \((\?|\$\d+), (\?|\$\d+)\)/);
+      expect(seekSql([nullable('created'), notNull('id')])).toMatch(/"created" is null/);
     });
   });
 });
