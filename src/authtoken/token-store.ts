@@ -1,4 +1,4 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import { CompiledQuery, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { DB } from '../db/schema.js';
 import { fromDbBoolean, fromDbTimestamp, toDbTimestamp } from '../db/schema.js';
 import { UserRecord } from '../users/user-record.js';
@@ -73,12 +73,17 @@ type TokenRow = Pick<Selectable<TokenTable>, (typeof TOKEN_COLUMNS)[number]>;
  * const fresh = await tokens.regenerate(user);         // old key invalid now
  * const found = await tokens.lookup(fresh.key);        // { token, user } | null
  */
+/** One row of the token lookup: the token's columns and its user's. */
+type LookupRow = Pick<Selectable<TokenTable>, 'id' | 'user_id' | 'name' | 'created' | 'expires' | 'last_used'> &
+  Pick<Selectable<DB['trestle_user']>, 'username' | 'email' | 'is_active' | 'is_staff' | 'is_superuser' | 'date_joined' | 'last_login'>;
+
 export class TokenStore {
   readonly mode: 'single' | 'multi';
   readonly ttlSeconds: number | null;
   private readonly secret: string | (() => string);
   private readonly clock: () => Date;
   private cipherInstance: KeyCipher | null = null;
+  private compiledLookup: CompiledQuery | null = null;
 
   constructor(
     private readonly db: Kysely<DB>,
@@ -106,28 +111,41 @@ export class TokenStore {
    * unknown or expired key. Inactive users are returned: the caller decides
    * (Token authentication answers `User inactive or deleted.`).
    */
+  /**
+   * The lookup runs on every authenticated request: its SQL is built and
+   * compiled once, then executed with the digest as its only parameter.
+   */
+  private lookupQuery(digest: string): CompiledQuery<LookupRow> {
+    if (this.compiledLookup === null) {
+      const compiled = this.db
+        .selectFrom('trestle_token as t')
+        .innerJoin('trestle_user as u', 'u.id', 't.user_id')
+        .select([
+          't.id',
+          't.user_id',
+          't.name',
+          't.created',
+          't.expires',
+          't.last_used',
+          'u.username',
+          'u.email',
+          'u.is_active',
+          'u.is_staff',
+          'u.is_superuser',
+          'u.date_joined',
+          'u.last_login',
+        ])
+        .where('t.digest', '=', '')
+        .compile();
+      if (compiled.parameters.length !== 1) throw new Error('The token lookup query must have exactly one parameter.');
+      this.compiledLookup = compiled;
+    }
+    return CompiledQuery.raw(this.compiledLookup.sql, [digest]) as CompiledQuery<LookupRow>;
+  }
+
   async lookup(key: string): Promise<TokenLookup | null> {
     if (typeof key !== 'string' || key.length === 0 || key.length > MAX_KEY_LENGTH) return null;
-    const row = await this.db
-      .selectFrom('trestle_token as t')
-      .innerJoin('trestle_user as u', 'u.id', 't.user_id')
-      .select([
-        't.id',
-        't.user_id',
-        't.name',
-        't.created',
-        't.expires',
-        't.last_used',
-        'u.username',
-        'u.email',
-        'u.is_active',
-        'u.is_staff',
-        'u.is_superuser',
-        'u.date_joined',
-        'u.last_login',
-      ])
-      .where('t.digest', '=', digestKey(key))
-      .executeTakeFirst();
+    const row = (await this.db.executeQuery(this.lookupQuery(digestKey(key)))).rows[0];
     if (!row) return null;
     const now = this.clock();
     if (this.isExpired(row, now)) return null;
