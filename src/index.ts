@@ -214,6 +214,8 @@ export {
   isUsablePassword,
   makeUnusablePassword,
   needsRehash,
+  passwordHashLoad,
+  setPasswordHashConcurrency,
   verifyPassword,
 } from './users/index.js';
 export type {

@@ -17,6 +17,8 @@ export {
   isUsablePassword,
   makeUnusablePassword,
   needsRehash,
+  passwordHashLoad,
+  setPasswordHashConcurrency,
   verifyPassword,
   type ScryptParams,
 } from './passwords.js';

@@ -1,4 +1,5 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 
 /**
  * Password hashing with `node:crypto` scrypt, stored as a PHC string:
@@ -22,12 +23,53 @@ const KEY_BYTES = 32;
 /** Prefix of passwords that can never match (Django's UNUSABLE_PASSWORD_PREFIX). */
 export const UNUSABLE_PASSWORD_PREFIX = '!';
 
+/**
+ * How many hashes run at once in this process. Each one occupies a thread
+ * and 16 MiB; left unbounded, a burst of logins fills every core and starves
+ * the event loop that serves everything else. One core is left to the loop.
+ */
+let hashSlots = Math.max(1, availableParallelism() - 1);
+let running = 0;
+const waiting: (() => void)[] = [];
+
+/** Changes the number of concurrent password hashes (at least 1). */
+export function setPasswordHashConcurrency(n: number): void {
+  if (!Number.isInteger(n) || n < 1) throw new RangeError('Password hash concurrency must be a positive integer.');
+  hashSlots = n;
+  while (running < hashSlots && waiting.length > 0) {
+    running++;
+    waiting.shift()!();
+  }
+}
+
+async function withHashSlot<T>(work: () => Promise<T>): Promise<T> {
+  if (running >= hashSlots) await new Promise<void>((resolve) => waiting.push(resolve));
+  else running++;
+  try {
+    return await work();
+  } finally {
+    running--;
+    while (running < hashSlots && waiting.length > 0) {
+      running++;
+      waiting.shift()!();
+    }
+  }
+}
+
+/** Hashes running and waiting in this process (for monitoring and tests). */
+export function passwordHashLoad(): { running: number; waiting: number; slots: number } {
+  return { running, waiting: waiting.length, slots: hashSlots };
+}
+
 function derive(password: string, salt: Buffer, params: ScryptParams, keylen: number): Promise<Buffer> {
   const N = 2 ** params.ln;
   const options: ScryptOptions = { N, r: params.r, p: params.p, maxmem: 256 * N * params.r + 1024 * 1024 };
-  return new Promise((resolve, reject) => {
-    scrypt(password.normalize('NFKC'), salt, keylen, options, (err, key) => (err ? reject(err) : resolve(key)));
-  });
+  return withHashSlot(
+    () =>
+      new Promise((resolve, reject) => {
+        scrypt(password.normalize('NFKC'), salt, keylen, options, (err, key) => (err ? reject(err) : resolve(key)));
+      }),
+  );
 }
 
 const b64 = (buf: Buffer): string => buf.toString('base64').replace(/=+$/, '');

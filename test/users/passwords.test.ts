@@ -5,6 +5,8 @@ import {
   isUsablePassword,
   makeUnusablePassword,
   needsRehash,
+  passwordHashLoad,
+  setPasswordHashConcurrency,
   verifyPassword,
 } from '../../src/users/passwords.js';
 
@@ -47,5 +49,21 @@ describe('passwords', () => {
   it('treats Unicode-equivalent passwords alike (NFKC)', async () => {
     const encoded = await hashPassword('caf\u00e9', CHEAP);
     expect(await verifyPassword('cafe\u0301', encoded)).toBe(true);
+  });
+
+  it('runs at most the configured number of hashes at once and queues the rest', async () => {
+    const before = passwordHashLoad().slots;
+    setPasswordHashConcurrency(1);
+    try {
+      const cheap = { ln: 4, r: 8, p: 1 };
+      const all = Promise.all([hashPassword('a', cheap), hashPassword('b', cheap), hashPassword('c', cheap)]);
+      expect(passwordHashLoad()).toEqual({ running: 1, waiting: 2, slots: 1 });
+      const hashes = await all;
+      expect(hashes).toHaveLength(3);
+      expect(passwordHashLoad()).toEqual({ running: 0, waiting: 0, slots: 1 });
+      expect(() => setPasswordHashConcurrency(0)).toThrow(RangeError);
+    } finally {
+      setPasswordHashConcurrency(before);
+    }
   });
 });
