@@ -5,7 +5,7 @@
  */
 
 /** Bumped when the dataset's shape changes; part of the cached file's name. */
-export const DATASET_VERSION = 1;
+export const DATASET_VERSION = 2;
 
 /** Rows in the small and the large item table. */
 export const SMALL_ROWS = 10_000;

@@ -113,9 +113,9 @@ async function load(database: Database, dialect: 'sqlite' | 'postgres'): Promise
   const user = await users.createUser({ username: BENCH_USERNAME, password: BENCH_PASSWORD });
   const tokens = new TokenStore(database.db, { secret: BENCH_SECRET });
   await tokens.importKey(user, BENCH_TOKEN);
-  // PostgreSQL gets the small table only: W6 is W1 on PostgreSQL.
+  // Both databases get both tables: W6 runs W1 and the deep cursor page on PostgreSQL.
   await createItems(database.db, dialect, SMALL_TABLE, SMALL_ROWS);
-  if (dialect === 'sqlite') await createItems(database.db, dialect, LARGE_TABLE, LARGE_ROWS);
+  await createItems(database.db, dialect, LARGE_TABLE, LARGE_ROWS);
 }
 
 /** `id`, `name` = `item <id>`, `created` = ISO text of EPOCH + id seconds; index on (created, id). */

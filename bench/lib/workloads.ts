@@ -48,6 +48,8 @@ export const WORKLOADS: readonly Workload[] = [
   { id: 'W5', name: 'no auth, no DB', path: '/w5/ping/', servers: ALL, database: 'sqlite', quick: true },
   { id: 'W6', name: 'W1 page 2 on PostgreSQL', path: '/w1/items/?page=2', servers: PAIR, database: 'postgres', quick: true },
   { id: 'W6', name: `W1 page ${DEEP_SMALL_PAGE} on PostgreSQL`, path: `/w1/items/?page=${DEEP_SMALL_PAGE}`, servers: PAIR, database: 'postgres', quick: false },
+  { id: 'W6', name: 'cursor page 2, 1M, PostgreSQL', path: `/w2/items/?cursor=${cursorAfterRank(PAGE_SIZE)}`, servers: PAIR, database: 'postgres', quick: false },
+  { id: 'W6', name: 'cursor 500,000 deep, 1M, PostgreSQL', path: `/w2/items/?cursor=${cursorAfterRank(500_000)}`, servers: PAIR, database: 'postgres', quick: true },
 ];
 
 /** W1 page 2 through `trestle serve --workers N`. */

@@ -1,6 +1,7 @@
 import { CompiledQuery, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { DB } from '../db/schema.js';
 import { fromDbBoolean, fromDbTimestamp, toDbTimestamp } from '../db/schema.js';
+import { dialectOf } from '../db/dialect.js';
 import { UserRecord } from '../users/user-record.js';
 import type { TokenTable } from './token-table.js';
 import { digestKey, generateKey, KeyCipher, MAX_KEY_LENGTH } from './keys.js';
@@ -200,6 +201,11 @@ export class TokenStore {
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.db.transaction().execute(async (trx) => {
+          // Regenerations of one user's token take turns on PostgreSQL (SQLite
+          // transactions already do), so none inserts beside another's new row.
+          if (dialectOf(trx) === 'postgres') {
+            await trx.selectFrom('trestle_user').select('id').where('id', '=', userId).forUpdate().execute();
+          }
           await trx.deleteFrom('trestle_token').where('user_id', '=', userId).where('name', '=', name).execute();
           return (await this.insert(trx, userId, name, this.clock(), this.ttlSeconds, false))!;
         });
