@@ -2,10 +2,9 @@ import type { AppContext } from '../context.js';
 import type { ApiRequest } from '../request.js';
 import type { User } from '../users/user.js';
 import type { Authentication } from './base.js';
+import { authorizationCredentials } from './authorization-header.js';
 import { AuthenticationFailed } from '../exceptions.js';
 
-/** Python's `bytes.split()` separators. */
-const WHITESPACE = /[ \t\n\r\x0b\x0c]+/;
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 const LATIN1 = new TextDecoder('latin1');
 
@@ -39,14 +38,10 @@ export class BasicAuthentication implements Authentication {
   constructor(protected readonly app: AppContext) {}
 
   async authenticate(req: ApiRequest): Promise<[User, null] | null> {
-    const header = req.headers.authorization;
-    if (typeof header !== 'string') return null;
-    const auth = header.split(WHITESPACE).filter((part) => part !== '');
-    if (auth.length === 0 || asciiLower(auth[0]!) !== asciiLower(this.keyword)) return null;
-    if (auth.length === 1) throw new AuthenticationFailed(this.noCredentialsMessage);
-    if (auth.length > 2) throw new AuthenticationFailed(this.spacesMessage);
+    const credentials = authorizationCredentials(req, this.keyword, this);
+    if (credentials === null) return null;
 
-    const decoded = pythonB64decode(auth[1]!);
+    const decoded = pythonB64decode(credentials);
     const text = decoded === null ? null : decodeUtf8OrLatin1(decoded);
     const colon = text === null ? -1 : text.indexOf(':');
     if (text === null || colon === -1) throw new AuthenticationFailed(this.badEncodingMessage);
@@ -65,11 +60,6 @@ export class BasicAuthentication implements Authentication {
   authenticateHeader(_req: ApiRequest): string {
     return `${this.keyword} realm="${this.realm}"`;
   }
-}
-
-/** Python's `bytes.lower()`: ASCII letters only. */
-function asciiLower(s: string): string {
-  return s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
 }
 
 function decodeUtf8OrLatin1(bytes: Uint8Array): string {

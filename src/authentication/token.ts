@@ -3,11 +3,10 @@ import type { ApiRequest } from '../request.js';
 import type { User } from '../users/user.js';
 import type { Token } from '../authtoken/token-store.js';
 import type { Authentication } from './base.js';
+import { authorizationCredentials } from './authorization-header.js';
 import { AuthenticationFailed } from '../exceptions.js';
 import '../authtoken/install.js';
 
-/** Python's `bytes.split()` separators. */
-const WHITESPACE = /[ \t\n\r\x0b\x0c]+/;
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
@@ -38,16 +37,12 @@ export class TokenAuthentication implements Authentication {
   constructor(protected readonly app: AppContext) {}
 
   async authenticate(req: ApiRequest): Promise<[User, Token] | null> {
-    const header = req.headers.authorization;
-    if (typeof header !== 'string') return null;
-    const auth = header.split(WHITESPACE).filter((part) => part !== '');
-    if (auth.length === 0 || asciiLower(auth[0]!) !== asciiLower(this.keyword)) return null;
-    if (auth.length === 1) throw new AuthenticationFailed(this.noCredentialsMessage);
-    if (auth.length > 2) throw new AuthenticationFailed(this.spacesMessage);
+    const credentials = authorizationCredentials(req, this.keyword, this);
+    if (credentials === null) return null;
     let key: string;
     try {
       // Node hands header bytes over as latin-1; the key must be UTF-8, as in DRF.
-      key = UTF8.decode(Buffer.from(auth[1]!, 'latin1'));
+      key = UTF8.decode(Buffer.from(credentials, 'latin1'));
     } catch {
       throw new AuthenticationFailed(this.invalidCharactersMessage);
     }
@@ -65,9 +60,4 @@ export class TokenAuthentication implements Authentication {
   authenticateHeader(_req: ApiRequest): string {
     return this.keyword;
   }
-}
-
-/** Python's `bytes.lower()`: ASCII letters only. */
-function asciiLower(s: string): string {
-  return s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
 }

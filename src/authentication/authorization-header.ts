@@ -1,0 +1,32 @@
+import type { ApiRequest } from '../request.js';
+import { AuthenticationFailed } from '../exceptions.js';
+
+/** Python's `bytes.split()` separators. */
+const WHITESPACE = /[ \t\n\r\x0b\x0c]+/;
+
+/** Python's `bytes.lower()`: ASCII letters only. */
+function asciiLower(s: string): string {
+  return s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
+}
+
+/** The two messages every `Authorization: <keyword> <credentials>` scheme raises. */
+export interface AuthorizationMessages {
+  readonly noCredentialsMessage: string;
+  readonly spacesMessage: string;
+}
+
+/**
+ * The credentials after `keyword` in the Authorization header, split as
+ * DRF's `get_authorization_header(request).split()`: `null` when the header
+ * is absent or names another keyword (the scheme was not attempted), 401
+ * when nothing or more than one word follows the keyword.
+ */
+export function authorizationCredentials(req: ApiRequest, keyword: string, messages: AuthorizationMessages): string | null {
+  const header = req.headers.authorization;
+  if (typeof header !== 'string') return null;
+  const auth = header.split(WHITESPACE).filter((part) => part !== '');
+  if (auth.length === 0 || asciiLower(auth[0]!) !== asciiLower(keyword)) return null;
+  if (auth.length === 1) throw new AuthenticationFailed(messages.noCredentialsMessage);
+  if (auth.length > 2) throw new AuthenticationFailed(messages.spacesMessage);
+  return auth[1]!;
+}
