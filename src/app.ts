@@ -183,14 +183,37 @@ async function handle(
   return notFound(request, reply, env);
 }
 
-/** 404 JSON for an unknown route — after the host check, as Django's middleware runs first. */
+/**
+ * An unknown route: after the host check (Django's middleware runs first),
+ * a GET or HEAD whose path lacks only the trailing slash of a route is
+ * redirected there (Django's APPEND_SLASH); anything else is a 404 JSON.
+ */
 function notFound(request: FastifyRequest, reply: FastifyReply, env: RequestEnvironment): FastifyReply {
+  const req = new ApiRequest(request, reply, env);
   try {
-    new ApiRequest(request, reply, env).getHost();
+    req.getHost();
   } catch (err) {
     return sendError(reply, err as ApiError);
   }
+  const path = req.path;
+  if (
+    env.app.settings.APPEND_SLASH &&
+    (req.method === 'GET' || req.method === 'HEAD') &&
+    !path.endsWith('/') &&
+    env.app.services.get('routes').matchesPath(safeDecode(path) + '/')
+  ) {
+    const query = req.queryString;
+    return reply.code(301).header('location', `${path}/${query ? `?${query}` : ''}`).send();
+  }
   return sendError(reply, new NotFound());
+}
+
+function safeDecode(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
 }
 
 /** Renders a pipeline response with the negotiated renderer. */

@@ -64,6 +64,10 @@ export interface Settings {
   /** Signs cursors and sessions, encrypts stored token keys. */
   SECRET_KEY: string | null;
 
+  // --- URLs
+  /** Redirect `GET /items` to `/items/` when only the slash is missing (Django's default). */
+  APPEND_SLASH: boolean;
+
   // --- request limits
   /** Largest request body accepted, in bytes (Django's default: 2.5 MiB). */
   DATA_UPLOAD_MAX_MEMORY_SIZE: number;
@@ -132,6 +136,8 @@ export function defaultSettings(): Settings {
     TRUSTED_PROXIES: [],
 
     SECRET_KEY: null,
+
+    APPEND_SLASH: true,
 
     DATA_UPLOAD_MAX_MEMORY_SIZE: 2_621_440,
 

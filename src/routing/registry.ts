@@ -77,6 +77,27 @@ export class RouteRegistry {
     }
   }
 
+  private matchers: RegExp[] | null = null;
+
+  /**
+   * True when some route's pattern (converters included) matches `path`, a
+   * decoded path with a leading `/`. Used for Django's APPEND_SLASH redirect,
+   * not on the routing hot path.
+   */
+  matchesPath(path: string): boolean {
+    this.matchers ??= this.routes.map((route) => {
+      let source = '^/';
+      for (const part of route.parts) {
+        source +=
+          part.kind === 'text'
+            ? part.text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+            : `(${part.converter.regex.source.replace(/^\^/, '').replace(/\$$/, '')})`;
+      }
+      return new RegExp(`${source}$`);
+    });
+    return this.matchers.some((re) => re.test(path));
+  }
+
   /** Names known to the registry (for error messages and the API root). */
   names(): string[] {
     return [...this.byName.keys()];

@@ -187,6 +187,21 @@ describe('hosts', () => {
 });
 
 describe('routing', () => {
+  it('a GET missing only the trailing slash is redirected there, as Django\'s APPEND_SLASH', async () => {
+    const a = await app();
+    const res = await a.inject({ url: '/ping/42?x=1&y=2' });
+    expect(res.statusCode).toBe(301);
+    expect(res.headers['location']).toBe('/ping/42/?x=1&y=2');
+    expect(res.body).toBe('');
+    // The converter must still match, and other methods are not redirected.
+    expect((await a.inject({ url: '/ping/not%20a%20slug' })).statusCode).toBe(404);
+    const post = await a.inject({ method: 'POST', url: '/ping/42' });
+    expect(post.statusCode).toBe(404);
+    expect(post.json()).toEqual({ detail: 'Not found.' });
+    const off = await app({ APPEND_SLASH: false });
+    expect((await off.inject({ url: '/ping/42' })).statusCode).toBe(404);
+  });
+
   it('unknown routes are 404 JSON', async () => {
     const res = await (await app()).inject({ url: '/missing/' });
     expect(res.statusCode).toBe(404);
