@@ -65,18 +65,21 @@ export function freshSqliteUrl(): TestDatabaseUrl {
 }
 
 /**
- * A fresh PostgreSQL schema `t_<random>`; the URL sets `search_path` to it
- * through the `options` parameter, so every pooled connection (and every
- * child process given the URL) works inside it. `cleanup()` drops it.
+ * A fresh PostgreSQL schema `t_<run>_<random>`; the URL sets `search_path` to
+ * it through the `options` parameter, so every pooled connection (and every
+ * child process given the URL) works inside it. The schema is dropped when
+ * the whole run ends (test/helpers/global-setup.ts), not by `cleanup()`:
+ * dropping schemas while other files run breaks their catalogue queries.
  */
 export async function freshPgUrl(): Promise<TestDatabaseUrl> {
-  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const run = process.env['TRESTLE_TEST_RUN'] ?? 'local';
+  const schema = `t_${run}_${randomBytes(6).toString('hex')}`;
   await adminQuery(`CREATE SCHEMA ${schema}`);
   const url = new URL(PG_TEST_URL);
   url.searchParams.set('options', `-c search_path=${schema}`);
   return {
     url: url.toString(),
-    cleanup: () => adminQuery(`DROP SCHEMA IF EXISTS ${schema} CASCADE`),
+    cleanup: async () => {},
   };
 }
 
