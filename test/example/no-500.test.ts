@@ -70,7 +70,7 @@ describe.each(testDatabases())('the example never answers 500 on $name', ({ open
             ...(body !== undefined && method !== 'GET' && method !== 'HEAD' ? { payload: body } : {}),
           });
           if (res.statusCode >= 500) throw new Error(`${method} ${path}?${qs} -> ${res.statusCode}: ${res.body.slice(0, 200)}`);
-          if (res.statusCode >= 400 && method !== 'HEAD' && (res.headers['content-type'] ?? '').startsWith('application/json')) {
+          if (res.statusCode >= 400 && method !== 'HEAD' && String(res.headers['content-type'] ?? '').startsWith('application/json')) {
             expect(() => JSON.parse(res.body)).not.toThrow();
           }
         },
