@@ -16,6 +16,7 @@ import {
   reverse,
   string,
   type SerializeContext,
+  type ValidateContext,
 } from '../../src/index.js';
 import type { AuthorRow, BookRow, CatalogueTables } from './migrations.js';
 
@@ -96,11 +97,14 @@ export class BookViewSet extends ModelViewSet<BookRow> {
     return 'Book';
   }
 
-  override async validate(data: unknown, ctx: { request: ApiRequest; partial: boolean }) {
-    const input = BookInput.validate(data, { partial: ctx.partial, nonFieldErrorsKey: this.app.settings.NON_FIELD_ERRORS_KEY });
-    if (input.author !== undefined) {
-      const author = await db(ctx.request).selectFrom('catalogue_author').select('id').where('id', '=', input.author).executeTakeFirst();
-      if (!author) throw new ValidationError({ author: [`Invalid pk "${input.author}" - object does not exist.`] });
+  override inputFields = BookInput;
+
+  override async validate(data: unknown, ctx: ValidateContext<BookRow>) {
+    const input = await super.validate(data, ctx);
+    if (input['author'] !== undefined) {
+      const pk = input['author'] as number;
+      const author = await db(ctx.request).selectFrom('catalogue_author').select('id').where('id', '=', pk).executeTakeFirst();
+      if (!author) throw new ValidationError({ author: [`Invalid pk "${pk}" - object does not exist.`] });
     }
     return input;
   }

@@ -17,6 +17,8 @@ export interface Field<T> {
   toInternal(value: unknown): T;
   /** JSON Schema of the value, for OpenAPI. */
   jsonSchema(): Record<string, unknown>;
+  /** DRF's OPTIONS metadata of the field, without `required`/`label` (the set adds them). */
+  describe(): Record<string, unknown>;
 }
 
 interface CommonOptions<T> {
@@ -35,13 +37,19 @@ function fail(message: string): never {
   throw new FieldError([message]);
 }
 
-function base<T>(opts: CommonOptions<T>, toInternal: (v: unknown) => T, schema: Record<string, unknown>): Field<T> {
+function base<T>(
+  opts: CommonOptions<T>,
+  toInternal: (v: unknown) => T,
+  schema: Record<string, unknown>,
+  info: Record<string, unknown>,
+): Field<T> {
   return {
     required: opts.required ?? opts.default === undefined,
     allowNull: opts.allowNull ?? false,
     default: opts.default,
     toInternal,
     jsonSchema: () => (opts.allowNull ? { ...schema, type: [schema['type'], 'null'] } : schema),
+    describe: () => info,
   };
 }
 
@@ -67,6 +75,7 @@ export function string(
       return s;
     },
     { type: 'string', ...(opts.maxLength !== undefined && { maxLength: opts.maxLength }), ...(opts.minLength !== undefined && { minLength: opts.minLength }) },
+    { type: 'string', ...(opts.maxLength !== undefined && { max_length: opts.maxLength }), ...(opts.minLength !== undefined && { min_length: opts.minLength }) },
   );
 }
 
@@ -86,6 +95,7 @@ export function integer(opts: CommonOptions<number> & { min?: number; max?: numb
       return n;
     },
     { type: 'integer', ...(opts.min !== undefined && { minimum: opts.min }), ...(opts.max !== undefined && { maximum: opts.max }) },
+    { type: 'integer', ...(opts.min !== undefined && { min_value: opts.min }), ...(opts.max !== undefined && { max_value: opts.max }) },
   );
 }
 
@@ -103,6 +113,7 @@ export function boolean(opts: CommonOptions<boolean> = {}): Field<boolean> {
       fail('Must be a valid boolean.');
     },
     { type: 'boolean' },
+    { type: 'boolean' },
   );
 }
 
@@ -118,6 +129,7 @@ export function email(opts: CommonOptions<string> & { maxLength?: number; allowB
       return s;
     },
     jsonSchema: () => ({ ...inner.jsonSchema(), format: 'email' }),
+    describe: () => ({ ...inner.describe(), type: 'email' }),
   };
 }
 
@@ -129,6 +141,7 @@ export function choice<C extends string>(choices: readonly C[], opts: CommonOpti
       fail(`"${String(v)}" is not a valid choice.`);
     },
     { type: 'string', enum: [...choices] },
+    { type: 'choice', choices: choices.map((c) => ({ value: c, display_name: c })) },
   );
 }
 
@@ -143,6 +156,14 @@ export interface FieldSet<S extends Shape> {
    */
   validate(data: unknown, options?: { partial?: boolean; nonFieldErrorsKey?: string }): Partial<Output<S>> & Record<string, unknown>;
   jsonSchema(): Record<string, unknown>;
+  /** DRF's OPTIONS `actions` entry: `{name: {type, required, read_only, label, …}}`. */
+  describe(): Record<string, Record<string, unknown>>;
+}
+
+/** DRF's default label: the name with underscores as spaces, first letter capital. */
+function labelFor(name: string): string {
+  const words = name.replace(/_/g, ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 export function fields<S extends Shape>(shape: S): FieldSet<S> {
@@ -184,6 +205,14 @@ export function fields<S extends Shape>(shape: S): FieldSet<S> {
       }
       if (Object.keys(errors).length > 0) throw new ValidationError(errors);
       return out as Partial<Output<S>> & Record<string, unknown>;
+    },
+    describe() {
+      const out: Record<string, Record<string, unknown>> = {};
+      for (const [name, field] of Object.entries(shape)) {
+        const { type, ...limits } = field.describe();
+        out[name] = { type, required: field.required, read_only: false, label: labelFor(name), ...limits };
+      }
+      return out;
     },
     jsonSchema() {
       const properties: Record<string, unknown> = {};

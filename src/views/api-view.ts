@@ -302,7 +302,7 @@ export class APIView {
   }
 
   /** OPTIONS: DRF's SimpleMetadata. */
-  options(_req: ApiRequest): Response {
+  options(_req: ApiRequest): Response | Promise<Response> {
     return new Response(this.metadata());
   }
 

@@ -1,9 +1,10 @@
 import type { AppContext } from '../context.js';
 import type { ApiRequest } from '../request.js';
 import type { Pagination, PaginationClass, Source } from '../pagination/base.js';
-import { NotFound, ValidationError, ImproperlyConfigured } from '../exceptions.js';
+import { ApiError, NotFound, ValidationError, ImproperlyConfigured } from '../exceptions.js';
 import { Response } from '../response.js';
 import { APIView } from './api-view.js';
+import type { FieldSet } from '../serializers/fields.js';
 import { findOne, listAll } from './source.js';
 
 /** What `serialize` receives: the request (for `reverse`) and the view. */
@@ -30,6 +31,14 @@ export class GenericAPIView<T = any> extends APIView {
   lookupField = 'id';
   /** The path parameter holding the lookup value (defaults to `lookupField`, or `pk` when the route uses it). */
   lookupUrlKwarg?: string;
+
+  /**
+   * The body create/update accept (`fields({...})`): the default `validate`
+   * checks it, and OPTIONS describes it under `actions`, as DRF does with a
+   * serializer.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  inputFields?: FieldSet<any>;
 
   private _paginator: Pagination<T> | null = null;
 
@@ -101,7 +110,10 @@ export class GenericAPIView<T = any> extends APIView {
    * Checks input for create/update; throws `ValidationError` with a field
    * map. The default accepts any JSON object.
    */
-  validate(data: unknown, _ctx: ValidateContext<T>): Record<string, unknown> | Promise<Record<string, unknown>> {
+  validate(data: unknown, ctx: ValidateContext<T>): Record<string, unknown> | Promise<Record<string, unknown>> {
+    if (this.inputFields) {
+      return this.inputFields.validate(data, { partial: ctx.partial, nonFieldErrorsKey: this.app.settings.NON_FIELD_ERRORS_KEY });
+    }
     if (data === null || typeof data !== 'object' || Array.isArray(data)) {
       const kind = data === null ? 'NoneType' : Array.isArray(data) ? 'list' : typeof data === 'string' ? 'str' : typeof data;
       throw new ValidationError({
@@ -127,6 +139,32 @@ export class GenericAPIView<T = any> extends APIView {
   getSuccessHeaders(data: unknown): Record<string, string> {
     const url = (data as Record<string, unknown> | null)?.[this.app.settings.URL_FIELD_NAME];
     return typeof url === 'string' ? { Location: url } : {};
+  }
+
+  /**
+   * OPTIONS, with DRF's `actions`: for POST and PUT, when the view allows
+   * them and this client would pass the permission checks (and, for PUT,
+   * the object exists), the fields `inputFields` accepts.
+   */
+  override async options(req: ApiRequest): Promise<Response> {
+    const body = this.metadata();
+    if (this.inputFields) {
+      const actions: Record<string, unknown> = {};
+      for (const method of ['PUT', 'POST'] as const) {
+        if (!this.allowedMethods.includes(method)) continue;
+        const probe = Object.create(req, { method: { value: method } }) as ApiRequest;
+        try {
+          await this.checkPermissions(probe);
+          if (method === 'PUT') await this.getObject(probe);
+        } catch (err) {
+          if (err instanceof ApiError) continue;
+          throw err;
+        }
+        actions[method] = this.inputFields.describe();
+      }
+      if (Object.keys(actions).length > 0) body['actions'] = actions;
+    }
+    return new Response(body);
   }
 
   // ----------------------------------------------------- the actions (mixins)

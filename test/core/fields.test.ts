@@ -11,9 +11,7 @@ const BookInput = fields({
 
 class BookCreate extends CreateAPIView {
   override authenticationClasses = [];
-  override validate(data: unknown) {
-    return BookInput.validate(data);
-  }
+  override inputFields = BookInput;
   override performCreate(_req: ApiRequest, data: Record<string, unknown>) {
     return { id: 1, ...data };
   }
@@ -62,5 +60,29 @@ describe('field validation with DRF messages', () => {
 
   it('partial validation skips missing fields', () => {
     expect(BookInput.validate({ year: 2000 }, { partial: true })).toEqual({ year: 2000 });
+  });
+
+  it('OPTIONS describes the accepted fields under actions, as DRF\'s metadata', async () => {
+    const app = await createApp({ routes: [path('books/', BookCreate)] });
+    const res = await app.inject({ method: 'OPTIONS', url: '/books/' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().actions).toEqual({
+      POST: {
+        title: { type: 'string', required: true, read_only: false, label: 'Title', max_length: 10 },
+        year: { type: 'integer', required: false, read_only: false, label: 'Year', min_value: 0, max_value: 3000 },
+        inPrint: { type: 'boolean', required: false, read_only: false, label: 'InPrint' },
+        format: {
+          type: 'choice',
+          required: false,
+          read_only: false,
+          label: 'Format',
+          choices: [
+            { value: 'paper', display_name: 'paper' },
+            { value: 'ebook', display_name: 'ebook' },
+          ],
+        },
+        contact: { type: 'email', required: false, read_only: false, label: 'Contact' },
+      },
+    });
   });
 });

@@ -134,6 +134,19 @@ describe.each(testDatabases())('the example service on $name', ({ open }) => {
     expect(gone.json()).toEqual({ detail: 'No Book matches the given query.' });
   });
 
+  it('OPTIONS lists the book fields under actions only for a client allowed to write', async () => {
+    const anonymous = await app.inject({ method: 'OPTIONS', url: '/api/books/' });
+    expect(anonymous.statusCode).toBe(200);
+    expect(anonymous.json().actions).toBeUndefined();
+    const signedIn = await app.inject({ method: 'OPTIONS', url: '/api/books/', headers: { authorization: basic(DEMO_USER.username, DEMO_USER.password) } });
+    expect(signedIn.json()).toMatchObject({
+      name: 'Book List',
+      actions: { POST: { title: { type: 'string', required: true, read_only: false, label: 'Title', max_length: 200 } } },
+    });
+    const detail = await app.inject({ method: 'OPTIONS', url: '/api/books/1/', headers: { authorization: basic(DEMO_USER.username, DEMO_USER.password) } });
+    expect(Object.keys(detail.json().actions)).toEqual(['PUT']);
+  });
+
   it('the demo user gets a token and uses it', async () => {
     const token = await app.inject({ method: 'POST', url: '/api-token-auth/', payload: { username: DEMO_USER.username, password: DEMO_USER.password } });
     expect(token.statusCode).toBe(200);
