@@ -11,6 +11,7 @@ import { ApiError, UnsupportedMediaType, WrappedAttributeError } from './excepti
 import { mediaTypeMatches, parseMediaType, type MediaType } from './media-types.js';
 
 const NOT_RESOLVED = Symbol('not-resolved');
+const NO_QUERY: Readonly<Record<string, string>> = Object.freeze(Object.create(null) as Record<string, string>);
 
 /** Errors that mean a bug in a scheme, not bad credentials. */
 function isProgrammingError(err: unknown): boolean {
@@ -98,10 +99,14 @@ export class ApiRequest {
   /** Query parameters, last value wins (DRF's `query_params.get`). */
   get query(): Readonly<Record<string, string>> {
     if (this._query === null) {
-      // No prototype: a parameter named `constructor` or `toString` is just a parameter.
-      const out: Record<string, string> = Object.create(null);
-      for (const [k, v] of this.queryParams) out[k] = v;
-      this._query = out;
+      if (this.raw.url.indexOf('?') === -1) {
+        this._query = NO_QUERY; // most requests: nothing to parse
+      } else {
+        // No prototype: a parameter named `constructor` or `toString` is just a parameter.
+        const out: Record<string, string> = Object.create(null);
+        for (const [k, v] of this.queryParams) out[k] = v;
+        this._query = out;
+      }
     }
     return this._query;
   }
