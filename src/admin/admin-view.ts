@@ -15,6 +15,20 @@ import { getCsrfToken } from '../authentication/csrf.js';
 import { escapeHtml } from '../browsable/escape-html.js';
 import type { ViewOpenAPI } from '../schema/types.js';
 import { AdminPage, AdminRenderer, type AdminMessage } from './admin-page.js';
+import type { UserRecord } from '../users/user-record.js';
+import { displayedPageNumbers, pageLinks } from '../pagination/html.js';
+import { numbersTemplate } from '../browsable/pagination-controls.js';
+
+/** One page of the user list, as the users and tokens pages show it. */
+export interface UserListPage {
+  search: string;
+  count: number;
+  rows: UserRecord[];
+  /** The list's URL (without query). */
+  base: string;
+  /** The page controls' HTML, empty when there is one page. */
+  controls: string;
+}
 
 /** Names of the admin routes inside the admin namespace. */
 export type AdminRouteName = 'index' | 'login' | 'logout' | 'users' | 'user' | 'tokens' | 'token';
@@ -37,6 +51,37 @@ export class AdminView extends APIView {
   protected url(req: ApiRequest, name: AdminRouteName, params?: Record<string, number | string>): string {
     const ns = req.resolverMatch?.namespace;
     return req.app.services.get('routes').reverse(ns ? `${ns}:${name}` : name, params);
+  }
+
+  /** Rows per page of the user lists. */
+  pageSize = 25;
+
+  /** The users matching `?q=`, page `?page=` of them, with DRF-style page controls. */
+  protected async userListPage(req: ApiRequest, name: AdminRouteName): Promise<UserListPage> {
+    const users = req.app.services.get('users');
+    const search = (req.query['q'] ?? '').trim();
+    const count = await users.count(search ? { search } : {});
+    const pages = Math.max(1, Math.ceil(count / this.pageSize));
+    const requested = Number.parseInt(req.query['page'] ?? '1', 10);
+    const page = Number.isInteger(requested) && requested >= 1 ? Math.min(requested, pages) : 1;
+    const rows = await users.list({ ...(search ? { search } : {}), limit: this.pageSize, offset: (page - 1) * this.pageSize });
+    const base = this.url(req, name);
+    const pageUrl = (n: number) => {
+      const q = new URLSearchParams();
+      if (search) q.set('q', search);
+      if (n > 1) q.set('page', String(n));
+      const s = q.toString();
+      return s ? `${base}?${s}` : base;
+    };
+    const controls =
+      pages > 1
+        ? `<nav id="pagination-controls" aria-label="Pagination">${numbersTemplate({
+            previous_url: page > 1 ? pageUrl(page - 1) : null,
+            next_url: page < pages ? pageUrl(page + 1) : null,
+            page_links: pageLinks(displayedPageNumbers(page, pages), page, pageUrl),
+          })}</nav>`
+        : '';
+    return { search, count, rows, base, controls };
   }
 
   /** `null` when the user is active staff; else the answer for everyone else. */

@@ -4,8 +4,6 @@ import type { UserRecord } from '../users/user-record.js';
 import type { TokenInfo } from '../authtoken/token-store.js';
 import { NotFound, ValidationError } from '../exceptions.js';
 import { escapeHtml } from '../browsable/escape-html.js';
-import { displayedPageNumbers, pageLinks } from '../pagination/html.js';
-import { numbersTemplate } from '../browsable/pagination-controls.js';
 import type { AdminMessage, AdminPage } from './admin-page.js';
 import { AdminView, redirect } from './admin-view.js';
 
@@ -41,7 +39,6 @@ abstract class TokenAdminView extends AdminView {
  */
 export class AdminTokensView extends TokenAdminView {
   static override viewName = 'Tokens';
-  pageSize = 25;
 
   async get(req: ApiRequest): Promise<AdminPage | Response> {
     const denied = this.guard(req);
@@ -67,31 +64,9 @@ export class AdminTokensView extends TokenAdminView {
   }
 
   protected async list(req: ApiRequest, messages: AdminMessage[]): Promise<AdminPage> {
-    const users = req.app.services.get('users');
     const tokens = req.app.services.get('tokens');
-    const search = (req.query['q'] ?? '').trim();
-    const count = await users.count(search ? { search } : {});
-    const pages = Math.max(1, Math.ceil(count / this.pageSize));
-    const requested = Number.parseInt(req.query['page'] ?? '1', 10);
-    const page = Number.isInteger(requested) && requested >= 1 ? Math.min(requested, pages) : 1;
-    const rows = await users.list({ ...(search ? { search } : {}), limit: this.pageSize, offset: (page - 1) * this.pageSize });
+    const { search, rows, base, controls } = await this.userListPage(req, 'tokens');
     const withTokens = await Promise.all(rows.map(async (u) => [u, await tokens.list(u)] as const));
-    const base = this.url(req, 'tokens');
-    const pageUrl = (n: number) => {
-      const q = new URLSearchParams();
-      if (search) q.set('q', search);
-      if (n > 1) q.set('page', String(n));
-      const s = q.toString();
-      return s ? `${base}?${s}` : base;
-    };
-    const controls =
-      pages > 1
-        ? `<nav id="pagination-controls" aria-label="Pagination">${numbersTemplate({
-            previous_url: page > 1 ? pageUrl(page - 1) : null,
-            next_url: page < pages ? pageUrl(page + 1) : null,
-            page_links: pageLinks(displayedPageNumbers(page, pages), page, pageUrl),
-          })}</nav>`
-        : '';
     const body = `<h1>Tokens</h1>
 <section class="panel" aria-label="Create token">
 <h2>Create a token for a user</h2>

@@ -4,8 +4,6 @@ import type { UserRecord } from '../users/user-record.js';
 import { DuplicateUsername, InvalidUserData, UserNotFound } from '../users/errors.js';
 import { NotFound, ValidationError } from '../exceptions.js';
 import { escapeHtml } from '../browsable/escape-html.js';
-import { displayedPageNumbers, pageLinks } from '../pagination/html.js';
-import { numbersTemplate } from '../browsable/pagination-controls.js';
 import type { AdminMessage, AdminPage } from './admin-page.js';
 import { AdminView, redirect } from './admin-view.js';
 
@@ -25,7 +23,6 @@ const DONE: Readonly<Record<string, string>> = {
  */
 export class AdminUsersView extends AdminView {
   static override viewName = 'Users';
-  pageSize = 25;
 
   async get(req: ApiRequest): Promise<AdminPage | Response> {
     const denied = this.guard(req);
@@ -64,29 +61,7 @@ export class AdminUsersView extends AdminView {
   }
 
   protected async list(req: ApiRequest, messages: AdminMessage[], entered: Record<string, string> = {}): Promise<AdminPage> {
-    const users = req.app.services.get('users');
-    const search = (req.query['q'] ?? '').trim();
-    const count = await users.count(search ? { search } : {});
-    const pages = Math.max(1, Math.ceil(count / this.pageSize));
-    const requested = Number.parseInt(req.query['page'] ?? '1', 10);
-    const page = Number.isInteger(requested) && requested >= 1 ? Math.min(requested, pages) : 1;
-    const rows = await users.list({ ...(search ? { search } : {}), limit: this.pageSize, offset: (page - 1) * this.pageSize });
-    const base = this.url(req, 'users');
-    const pageUrl = (n: number) => {
-      const q = new URLSearchParams();
-      if (search) q.set('q', search);
-      if (n > 1) q.set('page', String(n));
-      const s = q.toString();
-      return s ? `${base}?${s}` : base;
-    };
-    const controls =
-      pages > 1
-        ? `<nav id="pagination-controls" aria-label="Pagination">${numbersTemplate({
-            previous_url: page > 1 ? pageUrl(page - 1) : null,
-            next_url: page < pages ? pageUrl(page + 1) : null,
-            page_links: pageLinks(displayedPageNumbers(page, pages), page, pageUrl),
-          })}</nav>`
-        : '';
+    const { search, count, rows, base, controls } = await this.userListPage(req, 'users');
     const body = `<h1>Users</h1>
 <form method="get" action="${escapeHtml(base)}" class="toolbar" role="search">
 <input type="search" name="q" value="${escapeHtml(search)}" placeholder="Search username or e-mail" aria-label="Search users">
