@@ -1,33 +1,23 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KyselyUserStore, migrate, type Database, type TrestleApp } from '../../src/index.js';
-import project, { createExampleApp } from '../../example/project.js';
+import { KyselyUserStore, type Database, type TrestleApp } from '../../src/index.js';
 import { AUTHOR_COUNT, BOOK_COUNT, DEMO_USER, seedCatalogue } from '../../example/catalogue/seed.js';
 import { testDatabases } from '../helpers/databases.js';
+import { startExample, type RunningExample } from './start-example.js';
 
 const basic = (u: string, p: string) => `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}`;
 
 describe.each(testDatabases())('the example service on $name', ({ open }) => {
   let database: Database;
   let app: TrestleApp;
-  let dataDir: string;
+  let running: RunningExample | undefined;
 
   beforeAll(async () => {
-    database = await open();
-    await migrate(database, project.migrations);
-    const users = new KyselyUserStore(database.db);
-    expect(await seedCatalogue({ database, users })).toBe(true);
-    dataDir = mkdtempSync(join(tmpdir(), 'trestle-example-'));
-    app = await createExampleApp({ database, users, dataDir });
+    running = await startExample(open);
+    ({ database, app } = running);
+    expect(running.seeded).toBe(true);
   }, 120_000);
 
-  afterAll(async () => {
-    await app?.close();
-    await database?.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => running?.stop());
 
   it('seeds once: a second run finds the books and adds nothing', async () => {
     const users = new KyselyUserStore(database.db);

@@ -1,12 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KyselyUserStore, migrate, type Database, type TrestleApp } from '../../src/index.js';
-import project, { createExampleApp } from '../../example/project.js';
-import { seedCatalogue } from '../../example/catalogue/seed.js';
+import type { TrestleApp } from '../../src/index.js';
 import { testDatabases } from '../helpers/databases.js';
+import { startExample, type RunningExample } from './start-example.js';
 
 const PATHS = [
   '/', '/api/', '/api/books/', '/api/books/1/', '/api/books/999999/', '/api/authors/', '/api/authors/3/', '/api/feed/', '/api/shelf/',
@@ -22,24 +18,15 @@ const junk = fc.oneof(
 const headerValue = fc.string({ maxLength: 60 }).map((s) => s.replace(/[^\t\x20-\x7e]/g, ''));
 
 describe.each(testDatabases())('the example never answers 500 on $name', ({ open }) => {
-  let database: Database;
   let app: TrestleApp;
-  let dataDir: string;
+  let running: RunningExample | undefined;
 
   beforeAll(async () => {
-    database = await open();
-    await migrate(database, project.migrations);
-    const users = new KyselyUserStore(database.db);
-    await seedCatalogue({ database, users });
-    dataDir = mkdtempSync(join(tmpdir(), 'trestle-no500-'));
-    app = await createExampleApp({ database, users, dataDir });
+    running = await startExample(open);
+    app = running.app;
   }, 120_000);
 
-  afterAll(async () => {
-    await app?.close();
-    await database?.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => running?.stop());
 
   it('random methods, queries, headers and bodies on every route get a status below 500 and JSON errors', async () => {
     await fc.assert(
