@@ -2,6 +2,7 @@
 import { registeredInstallers, registerInstaller, type AppInstaller } from './installers.js';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import fastifyCookie from '@fastify/cookie';
+import { METHODS } from 'node:http';
 import type { AppContext, ServiceMap } from './context.js';
 import { Services } from './context.js';
 import { resolveSettings, type SettingsInput } from './settings.js';
@@ -31,6 +32,10 @@ export { registerInstaller, type AppInstaller };
 
 const ORIGINAL_CONTENT_TYPE = Symbol('trestle.contentType');
 const ROUTE_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE'];
+// Every other method Node parses (PROPFIND, SEARCH, PURGE, …) reaches the view too, as in
+// Django: DRF authenticates, checks permissions and throttles, then answers 405 with `Allow`.
+// CONNECT never reaches a request handler in Node.
+const EXTRA_METHODS = METHODS.filter((m) => m !== 'CONNECT' && !ROUTE_METHODS.includes(m));
 
 /**
  * Builds a Fastify instance that serves the given routes through Trestle's
@@ -54,6 +59,9 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Trestle
     http: { requireHostHeader: false },
     clientErrorHandler: onClientError,
   });
+  for (const method of EXTRA_METHODS) {
+    if (!fastify.supportedMethods.includes(method)) fastify.addHttpMethod(method, { hasBody: true });
+  }
   const services = new Services();
   const app: AppContext = { settings, log: fastify.log, services };
   fastify.decorate('trestle', app);
@@ -129,7 +137,7 @@ function mountRoutes(fastify: FastifyInstance, registry: RouteRegistry, env: Req
   }
   for (const [url, candidates] of groups) {
     fastify.route({
-      method: ROUTE_METHODS,
+      method: [...ROUTE_METHODS, ...EXTRA_METHODS],
       url,
       handler: (request, reply) => handle(request, reply, candidates, env),
     });

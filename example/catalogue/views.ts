@@ -153,7 +153,8 @@ export class AuthorViewSet extends ReadOnlyModelViewSet<AuthorRow> {
   }
 
   override filterQueryset(req: ApiRequest, source: ReturnType<AuthorViewSet['getQueryset']>) {
-    const term = req.query[this.app.settings.SEARCH_PARAM]?.trim();
+    // No text column holds a NUL (PostgreSQL refuses one in a query): it cannot match, drop it.
+    const term = req.query[this.app.settings.SEARCH_PARAM]?.replaceAll('\u0000', '').trim();
     if (!term) return source;
     const escaped = term.slice(0, 100).replace(/[\\%_]/g, (c) => `\\${c}`);
     return source.where((eb) => eb(eb.fn('lower', ['name']), 'like', `%${escaped.toLowerCase()}%`));

@@ -1,7 +1,9 @@
 /**
  * Path converters, as Django's: `<int:pk>`, `<str:name>`, `<slug:s>`,
  * `<uuid:id>`, `<path:rest>`. `regex` validates a segment, `toValue` turns it
- * into the handler's parameter, `toUrl` turns a value back for `reverse`.
+ * into the handler's parameter (throwing, as Django's `to_python` raising
+ * `ValueError`, means "this route does not match"), `toUrl` turns a value
+ * back for `reverse`.
  */
 export interface PathConverter {
   readonly regex: RegExp;
@@ -12,7 +14,12 @@ export interface PathConverter {
 export const converters: Record<string, PathConverter> = {
   int: {
     regex: /^[0-9]+$/,
-    toValue: (s) => Number(s),
+    // An integer no column can hold is a 404 (Django's out-of-range lookup), never a query.
+    toValue: (s) => {
+      const n = Number(s);
+      if (!Number.isSafeInteger(n)) throw new RangeError(`${s} is out of range`);
+      return n;
+    },
     toUrl: (v) => String(v),
   },
   str: {

@@ -148,7 +148,11 @@ export function convertParams(route: CompiledRoute, raw: Record<string, string |
     const value = part.converterName === 'path' ? raw['*'] : raw[`p${i}`];
     i++;
     if (value === undefined || !part.converter.regex.test(value)) return null;
-    out[part.name] = part.converter.toValue(value);
+    try {
+      out[part.name] = part.converter.toValue(value);
+    } catch {
+      return null;
+    }
   }
   return out;
 }

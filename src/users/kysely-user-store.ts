@@ -1,3 +1,4 @@
+import { isDatabaseInputError } from '../db/input-errors.js';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { DB, UserTable } from '../db/schema.js';
 import { fromDbBoolean, fromDbTimestamp, toDbBoolean, toDbTimestamp } from '../db/schema.js';
@@ -57,8 +58,14 @@ export class KyselyUserStore implements UserStore {
 
   async getById(pk: number): Promise<UserRecord | null> {
     if (!Number.isSafeInteger(pk)) return null;
-    const row = await this.db.selectFrom('trestle_user').select(PUBLIC_COLUMNS).where('id', '=', pk).executeTakeFirst();
-    return row ? toRecord(row) : null;
+    try {
+      const row = await this.db.selectFrom('trestle_user').select(PUBLIC_COLUMNS).where('id', '=', pk).executeTakeFirst();
+      return row ? toRecord(row) : null;
+    } catch (err) {
+      // A pk beyond the column's range (PostgreSQL `serial` is 32-bit) names no user.
+      if (isDatabaseInputError(err)) return null;
+      throw err;
+    }
   }
 
   async getByUsername(username: string): Promise<UserRecord | null> {
@@ -94,7 +101,15 @@ export class KyselyUserStore implements UserStore {
 
   async checkPassword(pk: number, password: string): Promise<boolean> {
     const row = Number.isSafeInteger(pk)
-      ? await this.db.selectFrom('trestle_user').select('password').where('id', '=', pk).executeTakeFirst()
+      ? await this.db
+          .selectFrom('trestle_user')
+          .select('password')
+          .where('id', '=', pk)
+          .executeTakeFirst()
+          .catch((err: unknown) => {
+            if (isDatabaseInputError(err)) return undefined;
+            throw err;
+          })
       : undefined;
     if (!row) {
       await burnHashTime(password, this.hashParams);
@@ -162,6 +177,7 @@ export class KyselyUserStore implements UserStore {
         if (Number(result.numUpdatedRows) === 0) throw new UserNotFound(pk);
       } catch (err) {
         if (isUniqueViolation(err) && values.username !== undefined) throw new DuplicateUsername(values.username);
+        if (isDatabaseInputError(err)) throw new UserNotFound(pk);
         throw err;
       }
     }
@@ -204,6 +220,8 @@ export class KyselyUserStore implements UserStore {
 
   private searchQuery(search: string | undefined) {
     const query = this.db.selectFrom('trestle_user');
+    // No stored name holds NUL (PostgreSQL refuses it in a query): drop it.
+    search = search?.replaceAll('\u0000', '');
     if (!search) return query;
     const pattern = `%${search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     // lower() on both sides: LIKE is case-insensitive on SQLite but not on PostgreSQL.

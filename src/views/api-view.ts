@@ -11,12 +11,14 @@ import {
   MethodNotAllowed,
   NotAuthenticated,
   AuthenticationFailed,
+  ParseError,
   PermissionDenied,
   Throttled,
   type ExceptionHandler,
 } from '../exceptions.js';
 import { Response, patchVary } from '../response.js';
 import { negotiateRenderer, rendererForFormat } from '../negotiation.js';
+import { isDatabaseInputError } from '../db/input-errors.js';
 
 /** The HTTP methods a view may implement, in DRF's order (for `Allow`). */
 export const HTTP_METHOD_NAMES = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options', 'trace'] as const;
@@ -259,6 +261,8 @@ export class APIView {
    * that scheme has none. Unknown errors are re-thrown (the app logs a 500).
    */
   handleException(req: ApiRequest, err: unknown): Response {
+    // A value the database refused for its column type came from the client: 400, not 500.
+    if (!(err instanceof ApiError) && isDatabaseInputError(err)) err = new ParseError('Invalid value in the request.', 'invalid');
     if (err instanceof NotAuthenticated || err instanceof AuthenticationFailed) {
       const header = this.authenticateHeader(req);
       if (header) err.headers['WWW-Authenticate'] = header;

@@ -6,6 +6,7 @@ import { Response } from '../response.js';
 import { APIView } from './api-view.js';
 import type { FieldSet } from '../serializers/fields.js';
 import { findOne, listAll } from './source.js';
+import { converters, type PathConverter } from '../routing/converters.js';
 
 /** What `serialize` receives: the request (for `reverse`) and the view. */
 export interface SerializeContext {
@@ -31,6 +32,14 @@ export class GenericAPIView<T = any> extends APIView {
   lookupField = 'id';
   /** The path parameter holding the lookup value (defaults to `lookupField`, or `pk` when the route uses it). */
   lookupUrlKwarg?: string;
+  /**
+   * The path converter (`'int'`, `'str'`, `'slug'`, `'uuid'`, or one added
+   * with `registerConverter`) a lookup value must pass before it reaches the
+   * query, as DRF's `lookup_value_converter`; a value it refuses is a 404.
+   * Defaults to `'int'` when `lookupField` is `'id'` (the column
+   * `addIdColumn` creates), `'str'` otherwise.
+   */
+  lookupValueConverter?: string;
 
   /**
    * The body create/update accept (`fields({...})`): the default `validate`
@@ -41,8 +50,13 @@ export class GenericAPIView<T = any> extends APIView {
   inputFields?: FieldSet<any>;
 
   private _paginator: Pagination<T> | null = null;
+  private _lookupConverter: PathConverter | null = null;
 
   protected override onBind(app: AppContext): void {
+    const name = this.lookupValueConverter ?? (this.lookupField === 'id' ? 'int' : 'str');
+    const converter = converters[name];
+    if (!converter) throw new ImproperlyConfigured(`${this.constructor.name}.lookupValueConverter: unknown path converter "${name}".`);
+    this._lookupConverter = converter;
     const cls = this.paginationClass === undefined ? app.settings.DEFAULT_PAGINATION_CLASS : this.paginationClass;
     this._paginator = cls ? (new cls(app) as Pagination<T>) : null;
   }
@@ -78,14 +92,25 @@ export class GenericAPIView<T = any> extends APIView {
   async getObject(req: ApiRequest): Promise<T> {
     const source = await this.filterQueryset(req, await this.getQueryset(req));
     const kwarg = this.lookupUrlKwarg ?? (this.lookupField in req.params ? this.lookupField : 'pk');
-    const value = req.params[kwarg];
+    let value = req.params[kwarg];
     if (value === undefined) {
       throw new ImproperlyConfigured(
         `Expected view ${this.constructor.name} to be called with a URL parameter named "${kwarg}".`,
       );
     }
+    const notFound = () => new NotFound('No ' + this.itemName() + ' matches the given query.');
+    // A value of the wrong type or range never reaches SQL (PostgreSQL would refuse it, SQLite would coerce `1e3`).
+    const converter = this._lookupConverter;
+    if (typeof value === 'string' && converter) {
+      if (!converter.regex.test(value)) throw notFound();
+      try {
+        value = converter.toValue(value);
+      } catch {
+        throw notFound();
+      }
+    }
     const obj = await findOne(source, this.lookupField, value);
-    if (obj === undefined) throw new NotFound('No ' + this.itemName() + ' matches the given query.');
+    if (obj === undefined) throw notFound();
     await this.checkObjectPermissions(req, obj);
     return obj;
   }
