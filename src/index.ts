@@ -217,6 +217,10 @@ export {
   passwordHashLoad,
   setPasswordHashConcurrency,
   verifyPassword,
+  DEFAULT_DJANGO_HASHERS,
+  WEAK_DJANGO_HASHERS,
+  importDjango,
+  openDjangoSource,
 } from './users/index.js';
 export type {
   UserFields,
@@ -229,6 +233,12 @@ export type {
   UserUpdate,
   KyselyUserStoreOptions,
   ScryptParams,
+  VerifyOptions,
+  DjangoHasherName,
+  DjangoImportOptions,
+  DjangoImportSummary,
+  DjangoSource,
+  DjangoUserColumns,
 } from './users/index.js';
 export { defineProject } from './project.js';
 export type { ProjectConfig, ProjectContext, ProjectAppOptions } from './project.js';

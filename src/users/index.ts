@@ -21,4 +21,14 @@ export {
   setPasswordHashConcurrency,
   verifyPassword,
   type ScryptParams,
+  type VerifyOptions,
 } from './passwords.js';
+export { DEFAULT_DJANGO_HASHERS, WEAK_DJANGO_HASHERS, type DjangoHasherName } from './django-hashers.js';
+export {
+  importDjango,
+  openDjangoSource,
+  type DjangoImportOptions,
+  type DjangoImportSummary,
+  type DjangoSource,
+  type DjangoUserColumns,
+} from './django-import.js';

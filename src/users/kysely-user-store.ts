@@ -11,7 +11,10 @@ import {
   needsRehash,
   verifyPassword,
   type ScryptParams,
+  type VerifyOptions,
 } from './passwords.js';
+import type { DjangoHasherName } from './django-hashers.js';
+import { HashTiming } from './hash-timing.js';
 import { UserRecord } from './user-record.js';
 import type {
   CreateUserInput,
@@ -38,6 +41,13 @@ type PublicRow = Pick<Selectable<UserTable>, (typeof PUBLIC_COLUMNS)[number]>;
 export interface KyselyUserStoreOptions {
   /** scrypt cost for new hashes (default `DEFAULT_SCRYPT_PARAMS`). */
   hashParams?: ScryptParams;
+  /**
+   * Django hashers whose hashes are accepted (users imported with `trestle
+   * import-django`); default `DEFAULT_DJANGO_HASHERS`, the ones Django
+   * ships as safe. MD5 and SHA-1 hashes are accepted only when listed here,
+   * e.g. `[...DEFAULT_DJANGO_HASHERS, 'md5']`; `[]` accepts none.
+   */
+  djangoHashers?: readonly DjangoHasherName[];
 }
 
 /** Longest username accepted, as Django. */
@@ -48,12 +58,18 @@ export class KyselyUserStore implements UserStore {
   private readonly createdHooks = new Set<UserCreatedHook>();
   private readonly savedHooks = new Set<UserSavedHook>();
   private readonly hashParams: ScryptParams;
+  private readonly verifyOptions: VerifyOptions;
+  private readonly timing = new HashTiming();
 
   constructor(
     private readonly db: Kysely<DB>,
     options: KyselyUserStoreOptions = {},
   ) {
     this.hashParams = options.hashParams ?? DEFAULT_SCRYPT_PARAMS;
+    this.verifyOptions = Object.freeze({
+      timing: this.timing,
+      ...(options.djangoHashers ? { djangoHashers: Object.freeze([...options.djangoHashers]) } : {}),
+    });
   }
 
   async getById(pk: number): Promise<UserRecord | null> {
@@ -80,6 +96,7 @@ export class KyselyUserStore implements UserStore {
   }
 
   async authenticate(username: string, password: string): Promise<UserRecord | null> {
+    const started = performance.now();
     const row = username.includes('\u0000')
       ? undefined
       : await this.db
@@ -89,12 +106,23 @@ export class KyselyUserStore implements UserStore {
           .executeTakeFirst();
     if (!row) {
       await burnHashTime(password, this.hashParams);
+      await this.timing.padFailure(started);
       return null;
     }
-    if (!(await verifyPassword(password, row.password))) return null;
-    if (!fromDbBoolean(row.is_active)) return null;
+    if (!(await verifyPassword(password, row.password, this.verifyOptions)) || !fromDbBoolean(row.is_active)) {
+      await this.timing.padFailure(started);
+      return null;
+    }
     if (needsRehash(row.password, this.hashParams)) {
-      await this.writePassword(row.id, await hashPassword(password, this.hashParams));
+      // Django's upgrade on login: an imported (or older-cost) hash becomes
+      // today's Trestle hash. Only if the row still holds the hash just
+      // checked, so a password changed meanwhile is never overwritten.
+      await this.db
+        .updateTable('trestle_user')
+        .set({ password: await hashPassword(password, this.hashParams) })
+        .where('id', '=', row.id)
+        .where('password', '=', row.password)
+        .execute();
     }
     return toRecord(row);
   }
@@ -115,7 +143,7 @@ export class KyselyUserStore implements UserStore {
       await burnHashTime(password, this.hashParams);
       return false;
     }
-    return verifyPassword(password, row.password);
+    return verifyPassword(password, row.password, this.verifyOptions);
   }
 
   async setPassword(pk: number, password: string | null): Promise<void> {

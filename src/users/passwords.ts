@@ -1,5 +1,15 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { availableParallelism } from 'node:os';
+import { hashKind, type HashTiming } from './hash-timing.js';
+import {
+  DEFAULT_DJANGO_HASHERS,
+  identifyDjangoHasher,
+  MissingHasherLibrary,
+  verifyDjangoPassword,
+  type DjangoHasherName,
+} from './django-hashers.js';
+
+const warnedMissing = new Set<string>();
 
 /**
  * Password hashing with `node:crypto` scrypt, stored as a PHC string:
@@ -99,25 +109,55 @@ function parseHash(encoded: string): ParsedHash | null {
   return { params, salt: Buffer.from(m[4]!, 'base64'), key };
 }
 
+/** Which hashes besides Trestle's own a check accepts. */
+export interface VerifyOptions {
+  /** Django hashers whose hashes are verified (imported users); default `DEFAULT_DJANGO_HASHERS`. */
+  djangoHashers?: readonly DjangoHasherName[];
+  /** Records what each check cost, by kind of hash (see `HashTiming`). */
+  timing?: HashTiming;
+}
+
 /**
  * Checks a password against a stored hash in constant time. An unusable or
  * malformed hash never matches (and costs the same scrypt run, so timing
- * does not tell the two cases apart).
+ * does not tell the two cases apart). Hashes written by Django's hashers
+ * (users imported with `trestle import-django`) are verified too; `needsRehash`
+ * is true for them, so a login replaces them with a Trestle hash.
  */
-export async function verifyPassword(password: string, encoded: string): Promise<boolean> {
+export async function verifyPassword(password: string, encoded: string, options: VerifyOptions = {}): Promise<boolean> {
+  const started = performance.now();
   const parsed = parseHash(encoded);
-  if (!parsed) {
-    await burnHashTime(password);
-    return false;
+  let ok: boolean;
+  if (parsed) {
+    ok = timingSafeEqual(await derive(password, parsed.salt, parsed.params, parsed.key.length), parsed.key);
+  } else {
+    const enabled = options.djangoHashers ?? DEFAULT_DJANGO_HASHERS;
+    const hasher = identifyDjangoHasher(encoded);
+    if (hasher === null || !enabled.includes(hasher)) {
+      await burnHashTime(password);
+      return false;
+    }
+    try {
+      ok = await withHashSlot(() => verifyDjangoPassword(password, encoded, enabled));
+    } catch (err) {
+      if (!(err instanceof MissingHasherLibrary)) throw err;
+      // A login must not become a 500 because an optional package is missing: refuse it, say why once.
+      if (!warnedMissing.has(err.packageName)) {
+        warnedMissing.add(err.packageName);
+        process.emitWarning(err.message, 'TrestleWarning');
+      }
+      await burnHashTime(password);
+      return false;
+    }
   }
-  const key = await derive(password, parsed.salt, parsed.params, parsed.key.length);
-  return timingSafeEqual(key, parsed.key);
+  options.timing?.record(hashKind(encoded), performance.now() - started);
+  return ok;
 }
 
 /** True when a hash was made with other parameters than today's and should be redone. */
 export function needsRehash(encoded: string, params: ScryptParams = DEFAULT_SCRYPT_PARAMS): boolean {
   const parsed = parseHash(encoded);
-  if (!parsed) return false;
+  if (!parsed) return identifyDjangoHasher(encoded) !== null;
   return parsed.params.ln !== params.ln || parsed.params.r !== params.r || parsed.params.p !== params.p;
 }
 
@@ -126,9 +166,10 @@ export function makeUnusablePassword(): string {
   return UNUSABLE_PASSWORD_PREFIX + randomBytes(30).toString('base64url');
 }
 
-/** True for hashes `makeUnusablePassword()` made (or anything that is not a hash). */
+/** False for hashes `makeUnusablePassword()` made (Django's `!` prefix) and anything that is not a known hash. */
 export function isUsablePassword(encoded: string): boolean {
-  return parseHash(encoded) !== null;
+  if (encoded.startsWith(UNUSABLE_PASSWORD_PREFIX)) return false;
+  return parseHash(encoded) !== null || identifyDjangoHasher(encoded) !== null;
 }
 
 /**

@@ -2,6 +2,7 @@ import type { Command } from '../command.js';
 import { changepasswordCommand } from './changepassword.js';
 import { createsuperuserCommand } from './createsuperuser.js';
 import { helpCommand } from './help.js';
+import { importDjangoCommand } from './import-django.js';
 import { migrateCommand } from './migrate.js';
 import { openapiCommand } from './openapi.js';
 import { seedCommand } from './seed.js';
@@ -19,6 +20,7 @@ export const commands: readonly Command[] = [
   createsuperuserCommand,
   changepasswordCommand,
   tokenCommand,
+  importDjangoCommand,
   serveCommand,
   openapiCommand,
   helpCommand,

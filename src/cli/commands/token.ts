@@ -65,7 +65,7 @@ export const tokenCommand: Command = {
 };
 
 /** The token store with the project's settings and the secret the server uses. */
-async function openTokens(ctx: CommandContext): Promise<{ tokens: TokenStore; users: UserStore }> {
+export async function openTokens(ctx: CommandContext): Promise<{ tokens: TokenStore; users: UserStore }> {
   const [project, users, database] = await Promise.all([ctx.project(), ctx.users(), ctx.database()]);
   const settings = resolveSettings(project.config.settings ?? {});
   const tokens = new TokenStore(database.db, {
