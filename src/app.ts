@@ -12,6 +12,7 @@ import { Response } from './response.js';
 import { HostValidator, ProxyTrust } from './hosts.js';
 import { RouteRegistry, convertParams, type CompiledRoute } from './routing/registry.js';
 import type { RouteEntry } from './routing/routes.js';
+import { prefersHtml, sendNotFoundPage } from './pages/not-found-page.js';
 import type { APIView, ViewTarget } from './views/api-view.js';
 
 export interface CreateAppOptions {
@@ -213,6 +214,9 @@ function notFound(request: FastifyRequest, reply: FastifyReply, env: RequestEnvi
     const query = req.queryString;
     return reply.code(301).header('location', `${path}/${query ? `?${query}` : ''}`).send();
   }
+  // A browser gets a page, as from Django; API clients the JSON body.
+  if (prefersHtml(request.headers.accept)) return sendNotFoundPage(reply, env.app);
+  reply.header('vary', 'Accept');
   return sendError(reply, new NotFound());
 }
 

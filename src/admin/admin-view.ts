@@ -12,9 +12,12 @@ import { AllowAny } from '../permissions.js';
 import { PermissionDenied } from '../exceptions.js';
 import { SessionAuthentication } from '../authentication/session.js';
 import { getCsrfToken } from '../authentication/csrf.js';
-import { escapeHtml } from '../browsable/escape-html.js';
 import type { ViewOpenAPI } from '../schema/types.js';
-import { AdminPage, AdminRenderer, type AdminMessage } from './admin-page.js';
+import { AdminPage, AdminRenderer, type AdminMessage, type AdminNav } from './admin-page.js';
+import type { SafeHtml } from '../pages/html.js';
+import type { Breadcrumb } from '../pages/layout.js';
+import { csrfField, type SortHeader } from '../pages/admin-templates.js';
+import { USER_ORDERINGS, type UserOrdering } from '../users/store.js';
 import type { UserRecord } from '../users/user-record.js';
 import { displayedPageNumbers, pageLinks } from '../pagination/html.js';
 import { numbersTemplate } from '../browsable/pagination-controls.js';
@@ -22,12 +25,16 @@ import { numbersTemplate } from '../browsable/pagination-controls.js';
 /** One page of the user list, as the users and tokens pages show it. */
 export interface UserListPage {
   search: string;
+  /** The sort asked for with `?o=` (a known column), or `null`. */
+  ordering: UserOrdering | null;
   count: number;
   rows: UserRecord[];
   /** The list's URL (without query). */
   base: string;
   /** The page controls' HTML, empty when there is one page. */
   controls: string;
+  /** A header that sorts by `column` (ascending first, then flips). */
+  sortHeader(label: string, column: string): SortHeader;
 }
 
 /** Names of the admin routes inside the admin namespace. */
@@ -60,18 +67,31 @@ export class AdminView extends APIView {
   protected async userListPage(req: ApiRequest, name: AdminRouteName): Promise<UserListPage> {
     const users = req.app.services.get('users');
     const search = (req.query['q'] ?? '').trim();
+    const asked = req.query['o'] ?? '';
+    const ordering = (USER_ORDERINGS as readonly string[]).includes(asked) ? (asked as UserOrdering) : null;
     const count = await users.count(search ? { search } : {});
     const pages = Math.max(1, Math.ceil(count / this.pageSize));
     const requested = Number.parseInt(req.query['page'] ?? '1', 10);
     const page = Number.isInteger(requested) && requested >= 1 ? Math.min(requested, pages) : 1;
-    const rows = await users.list({ ...(search ? { search } : {}), limit: this.pageSize, offset: (page - 1) * this.pageSize });
+    const rows = await users.list({
+      ...(search ? { search } : {}),
+      ...(ordering ? { ordering } : {}),
+      limit: this.pageSize,
+      offset: (page - 1) * this.pageSize,
+    });
     const base = this.url(req, name);
-    const pageUrl = (n: number) => {
+    const listUrl = (n: number, o: string | null) => {
       const q = new URLSearchParams();
+      if (o) q.set('o', o);
       if (search) q.set('q', search);
       if (n > 1) q.set('page', String(n));
       const s = q.toString();
       return s ? `${base}?${s}` : base;
+    };
+    const pageUrl = (n: number) => listUrl(n, ordering);
+    const sortHeader = (label: string, column: string): SortHeader => {
+      const sort = ordering === column ? 'ascending' : ordering === `-${column}` ? 'descending' : null;
+      return { label, sort, href: listUrl(1, sort === 'ascending' ? `-${column}` : column) };
     };
     const controls =
       pages > 1
@@ -81,7 +101,7 @@ export class AdminView extends APIView {
             page_links: pageLinks(displayedPageNumbers(page, pages), page, pageUrl),
           })}</nav>`
         : '';
-    return { search, count, rows, base, controls };
+    return { search, ordering, count, rows, base, controls, sortHeader };
   }
 
   /** `null` when the user is active staff; else the answer for everyone else. */
@@ -94,24 +114,53 @@ export class AdminView extends APIView {
     throw new PermissionDenied();
   }
 
-  /** A page with the navigation of a logged-in staff user. */
-  protected page(req: ApiRequest, title: string, body: string, messages: readonly AdminMessage[] = []): AdminPage {
+  /** A page with the navigation of a logged-in staff user, and breadcrumbs from the index. */
+  protected page(
+    req: ApiRequest,
+    title: string,
+    body: string | SafeHtml,
+    messages: readonly AdminMessage[] = [],
+    trail: readonly Breadcrumb[] = [],
+  ): AdminPage {
+    const nav = this.navUrls(req);
     return new AdminPage(title, body, {
       user: req.user,
       messages,
       csrfToken: getCsrfToken(req),
-      nav: {
-        index: this.url(req, 'index'),
-        users: this.url(req, 'users'),
-        tokens: this.url(req, 'tokens'),
-        logout: this.url(req, 'logout'),
-      },
+      nav,
+      breadcrumbs: [{ name: 'Home', url: nav.index }, ...trail],
     });
   }
 
+  private navUrls(req: ApiRequest): AdminNav {
+    return {
+      index: this.url(req, 'index'),
+      users: this.url(req, 'users'),
+      tokens: this.url(req, 'tokens'),
+      logout: this.url(req, 'logout'),
+    };
+  }
+
+  /** The navigation of an error page: only for a logged-in active staff user. */
+  adminNavigation(req: ApiRequest): { nav: AdminNav; csrfToken: string } | null {
+    const user = req.isAuthenticationResolved ? (req.user as User | null) : null;
+    if (!user || !user.isAuthenticated || !user.isActive || !user.isStaff) return null;
+    try {
+      return { nav: this.navUrls(req), csrfToken: getCsrfToken(req) };
+    } catch {
+      return null;
+    }
+  }
+
+  /** Every admin answer, pages and redirects alike, is `Cache-Control: no-store`. */
+  override finalizeResponse(req: ApiRequest, res: Response): Response {
+    res.headers['Cache-Control'] = 'no-store';
+    return super.finalizeResponse(req, res);
+  }
+
   /** The hidden CSRF field every admin form carries. */
-  protected csrfField(req: ApiRequest): string {
-    return `<input type="hidden" name="csrfmiddlewaretoken" value="${escapeHtml(getCsrfToken(req))}">`;
+  protected csrfField(req: ApiRequest): SafeHtml {
+    return csrfField(getCsrfToken(req));
   }
 
   /** The parsed form, field by field (the first value of each). */

@@ -3,7 +3,8 @@ import type { Response } from '../response.js';
 import { enforceCsrf } from '../authentication/csrf.js';
 import { login, logout } from '../sessions/session.js';
 import { isSafeRedirectPath } from '../sessions/views.js';
-import { escapeHtml } from '../browsable/escape-html.js';
+import { getCsrfToken } from '../authentication/csrf.js';
+import { loginForm } from '../pages/login-page.js';
 import { AdminPage, type AdminMessage } from './admin-page.js';
 import { AdminView, redirect } from './admin-view.js';
 
@@ -55,20 +56,16 @@ export class AdminLoginView extends AdminView {
 
   private loginForm(req: ApiRequest, messages: AdminMessage[], username: string): AdminPage {
     const next = req.query['next'] ?? '';
-    const safeNext = isSafeRedirectPath(next) ? next : '';
-    const body = `<div class="login-box panel">
-<h1>Log in</h1>
-<form method="post" action="" id="admin-login-form">
-${this.csrfField(req)}
-<input type="hidden" name="next" value="${escapeHtml(safeNext)}">
-<label for="id_username">Username</label>
-<input type="text" name="username" id="id_username" value="${escapeHtml(username)}" autocomplete="username" autofocus required>
-<label for="id_password">Password</label>
-<input type="password" name="password" id="id_password" autocomplete="current-password" required>
-<div class="form-actions"><button type="submit" class="btn btn-primary">Log in</button></div>
-</form>
-</div>`;
-    return new AdminPage('Log in', body, { messages });
+    const body = loginForm({
+      heading: 'Log in',
+      formId: 'admin-login-form',
+      csrfToken: getCsrfToken(req),
+      next: isSafeRedirectPath(next) ? next : '',
+      username,
+      errors: messages.map((m) => m.text),
+      note: 'Staff accounts only.',
+    });
+    return new AdminPage('Log in', body);
   }
 }
 

@@ -3,7 +3,9 @@ import type { Response } from '../response.js';
 import type { UserRecord } from '../users/user-record.js';
 import { DuplicateUsername, InvalidUserData, UserNotFound } from '../users/errors.js';
 import { NotFound, ValidationError } from '../exceptions.js';
-import { escapeHtml } from '../browsable/escape-html.js';
+import { getCsrfToken } from '../authentication/csrf.js';
+import { html, unsafeRaw, type SafeHtml } from '../pages/html.js';
+import { actionButton, confirmBody, listTable, searchForm, when } from '../pages/admin-templates.js';
 import type { AdminMessage, AdminPage } from './admin-page.js';
 import { AdminView, redirect } from './admin-view.js';
 
@@ -17,8 +19,8 @@ const DONE: Readonly<Record<string, string>> = {
 };
 
 /**
- * `GET /admin/users/?q=ali&page=2`: users with search (username or e-mail)
- * and page-number controls; `POST` with `username`, `email`, `password`,
+ * `GET /admin/users/?q=ali&o=-date_joined&page=2`: users with search
+ * (username or e-mail), sorting and page-number controls; `POST` with `username`, `email`, `password`,
  * `is_staff` adds a user (no password: an unusable one).
  */
 export class AdminUsersView extends AdminView {
@@ -61,46 +63,49 @@ export class AdminUsersView extends AdminView {
   }
 
   protected async list(req: ApiRequest, messages: AdminMessage[], entered: Record<string, string> = {}): Promise<AdminPage> {
-    const { search, count, rows, base, controls } = await this.userListPage(req, 'users');
-    const body = `<h1>Users</h1>
-<form method="get" action="${escapeHtml(base)}" class="toolbar" role="search">
-<input type="search" name="q" value="${escapeHtml(search)}" placeholder="Search username or e-mail" aria-label="Search users">
-<button type="submit" class="btn">Search</button>
-</form>
-<p class="muted">${count} user${count === 1 ? '' : 's'}${search ? ` matching “${escapeHtml(search)}”` : ''}.</p>
-${controls}
-<table class="list" id="user-list">
-<thead><tr><th>Username</th><th>E-mail</th><th>Active</th><th>Staff</th><th>Joined</th><th>Actions</th></tr></thead>
-<tbody>
-${rows.map((u) => this.row(req, u)).join('\n')}
-</tbody>
-</table>
-<section class="panel" aria-label="Add user">
-<h2>Add user</h2>
-<form method="post" action="${escapeHtml(base)}" id="add-user-form">
+    const { search, ordering, count, rows, base, controls, sortHeader } = await this.userListPage(req, 'users');
+    const headers = [
+      sortHeader('Username', 'username'),
+      sortHeader('E-mail', 'email'),
+      { label: 'Active', href: null, sort: null },
+      { label: 'Staff', href: null, sort: null },
+      sortHeader('Joined', 'date_joined'),
+      sortHeader('Last login', 'last_login'),
+      { label: 'Actions', href: null, sort: null },
+    ];
+    const body = html`<h1>Users</h1>
+${searchForm(base, search, ordering)}
+<p class="muted">${count} user${count === 1 ? '' : 's'}${search ? ` matching “${search}”` : ''}.</p>
+${unsafeRaw(controls)}
+${listTable('user-list', 'Users', headers, rows.map((u) => this.row(req, u)))}
+<section class="panel" aria-labelledby="add-user-heading">
+<h2 id="add-user-heading">Add user</h2>
+<form method="post" action="${base}" id="add-user-form">
 ${this.csrfField(req)}
 <label for="id_new_username">Username</label>
-<input type="text" name="username" id="id_new_username" value="${escapeHtml(entered['username'] ?? '')}" required>
+<input type="text" name="username" id="id_new_username" value="${entered['username'] ?? ''}" autocapitalize="none" required>
 <label for="id_new_email">E-mail</label>
-<input type="email" name="email" id="id_new_email" value="${escapeHtml(entered['email'] ?? '')}">
-<label for="id_new_password">Password (empty: the user cannot log in with a password)</label>
-<input type="password" name="password" id="id_new_password" autocomplete="new-password">
-<p><input type="checkbox" name="is_staff" id="id_new_is_staff"> <label class="inline" for="id_new_is_staff">Staff (may use this console)</label></p>
+<input type="email" name="email" id="id_new_email" value="${entered['email'] ?? ''}">
+<label for="id_new_password">Password</label>
+<input type="password" name="password" id="id_new_password" autocomplete="new-password" aria-describedby="id_new_password_help">
+<p class="help" id="id_new_password_help">Leave empty and the user cannot log in with a password.</p>
+<div class="check"><input type="checkbox" name="is_staff" id="id_new_is_staff"><label for="id_new_is_staff">Staff (may use this console)</label></div>
 <div class="form-actions"><button type="submit" class="btn btn-primary">Add user</button></div>
 </form>
 </section>`;
-    return this.page(req, 'Users', body, messages);
+    return this.page(req, 'Users', body, messages, [{ name: 'Users', url: base }]);
   }
 
-  private row(req: ApiRequest, u: UserRecord): string {
+  private row(req: ApiRequest, u: UserRecord): SafeHtml {
     const action = this.url(req, 'user', { pk: u.pk });
-    const button = (value: string, label: string, cls = 'btn') =>
-      `<form method="post" action="${escapeHtml(action)}">${this.csrfField(req)}<input type="hidden" name="action" value="${value}"><button type="submit" class="${cls}">${label}</button></form>`;
+    const csrf = getCsrfToken(req);
     const actions = [
-      u.isActive ? button('deactivate', 'Deactivate', 'btn btn-danger') : button('activate', 'Activate'),
-      u.isStaff ? button('remove-staff', 'Remove staff') : button('make-staff', 'Make staff'),
+      u.isActive
+        ? html`<a class="btn btn-danger" href="${`${action}?confirm=deactivate`}">Deactivate…</a>`
+        : actionButton(action, csrf, { action: 'activate' }, 'Activate'),
+      u.isStaff ? actionButton(action, csrf, { action: 'remove-staff' }, 'Remove staff') : actionButton(action, csrf, { action: 'make-staff' }, 'Make staff'),
     ];
-    return `<tr data-username="${escapeHtml(u.username)}"><td>${escapeHtml(u.username)}</td><td>${escapeHtml(u.email)}</td><td>${u.isActive ? 'yes' : 'no'}</td><td>${u.isStaff ? 'yes' : 'no'}</td><td>${escapeHtml(u.dateJoined.toISOString().slice(0, 10))}</td><td>${actions.join('')}</td></tr>`;
+    return html`<tr data-username="${u.username}"><td data-label="Username">${u.username}</td><td data-label="E-mail">${u.email}</td><td data-label="Active">${u.isActive ? 'yes' : 'no'}</td><td data-label="Staff">${u.isStaff ? 'yes' : 'no'}</td><td data-label="Joined">${u.dateJoined.toISOString().slice(0, 10)}</td><td data-label="Last login">${when(u.lastLogin)}</td><td data-label="Actions"><span class="btn-group">${actions}</span></td></tr>`;
   }
 }
 
@@ -112,6 +117,29 @@ ${this.csrfField(req)}
  */
 export class AdminUserView extends AdminView {
   static override viewName = 'User';
+
+  /** `GET ?confirm=deactivate`: "Are you sure?"; anything else goes back to the list. */
+  async get(req: ApiRequest): Promise<AdminPage | Response> {
+    const denied = this.guard(req);
+    if (denied) return denied;
+    const users = this.url(req, 'users');
+    const user = await req.app.services.get('users').getById(req.params['pk'] as number);
+    if (!user) throw new NotFound();
+    if (req.query['confirm'] !== 'deactivate' || !user.isActive) return redirect(users);
+    const body = confirmBody({
+      heading: 'Deactivate user?',
+      question: `Deactivate “${user.username}”? They can no longer log in, and their tokens are refused until the account is activated again.`,
+      action: this.url(req, 'user', { pk: user.pk }),
+      csrfToken: getCsrfToken(req),
+      fields: { action: 'deactivate' },
+      confirmLabel: 'Yes, deactivate',
+      cancelUrl: users,
+    });
+    return this.page(req, 'Deactivate user?', body, [], [
+      { name: 'Users', url: users },
+      { name: user.username, url: `${this.url(req, 'user', { pk: user.pk })}?confirm=deactivate` },
+    ]);
+  }
 
   async post(req: ApiRequest): Promise<Response> {
     const denied = this.guard(req);

@@ -5,6 +5,7 @@ import type { Renderer, RendererClass, RenderContext } from '../renderers/base.j
 import { APIView } from '../views/api-view.js';
 import { escapeHtml } from '../browsable/escape-html.js';
 import { DOCS_CSP, renderPage, setHtmlSecurityHeaders } from '../browsable/html-page.js';
+import { errorPageBody } from '../pages/error-page.js';
 import { getCsrfToken } from '../authentication/csrf.js';
 import type { ViewOpenAPI } from './types.js';
 
@@ -37,12 +38,14 @@ export class DocsPageRenderer implements Renderer {
     const page = data as Partial<DocsPage> & { detail?: string };
     if (typeof page.schemaUrl !== 'string') {
       // An error (403, 406…): say so in HTML.
-      return renderPage(this.app.settings, { title: 'API documentation', body: `<h1>${escapeHtml(page.detail ?? 'Error')}</h1>` });
+      return renderPage(this.app.settings, { title: 'API documentation', body: errorPageBody(ctx.response.status, data) });
     }
     return renderPage(this.app.settings, {
       title: page.title ?? 'API documentation',
+      // Swagger UI brings its own <main>; a second one would be a landmark error.
+      main: false,
       body: `<h1>${escapeHtml(page.title ?? 'API documentation')}</h1>
-<p class="muted">OpenAPI document: <a href="${escapeHtml(page.schemaUrl)}">${escapeHtml(page.schemaUrl)}</a></p>
+<p class="note">OpenAPI document: <a href="${escapeHtml(page.schemaUrl)}">${escapeHtml(page.schemaUrl)}</a></p>
 <div id="swagger-ui" data-schema-url="${escapeHtml(page.schemaUrl)}" data-csrf-token="${escapeHtml(page.csrfToken ?? '')}" data-csrf-header="${escapeHtml(this.app.settings.CSRF_HEADER_NAME)}"></div>`,
       styles: ['swagger-ui/swagger-ui.css'],
       scripts: ['swagger-ui/swagger-ui-bundle.js', 'docs.js'],

@@ -138,3 +138,19 @@ export async function logout(req: ApiRequest): Promise<void> {
   req.user = (s.UNAUTHENTICATED_USER ? s.UNAUTHENTICATED_USER() : null) as User;
   req.auth = s.UNAUTHENTICATED_TOKEN ? s.UNAUTHENTICATED_TOKEN() : null;
 }
+
+/**
+ * Changes the request's live session (Django's `request.session[...] = …`):
+ * `change` edits a copy of its data, which is saved back with a fresh
+ * expiry. Returns `false`, saving nothing, when the request has no session.
+ */
+export async function updateSession(req: ApiRequest, change: (data: SessionData) => void): Promise<boolean> {
+  const current = await getSession(req);
+  if (!current) return false;
+  const data: SessionData = { ...current.data };
+  change(data);
+  const expiresAt = new Date(Date.now() + req.app.settings.SESSION_COOKIE_AGE * 1000);
+  await sessionStore(req.app).save(current.key, data, expiresAt);
+  req.locals[SESSION_STATE] = { key: current.key, data } satisfies LoadedSession;
+  return true;
+}

@@ -11,6 +11,10 @@ import { AllowAny } from '../permissions.js';
 import { parseMediaType } from '../media-types.js';
 import { enforceCsrf, getCsrfToken } from '../authentication/csrf.js';
 import { include, path, type IncludeDef } from '../routing/routes.js';
+import type { AppContext } from '../context.js';
+import { renderPage, setHtmlSecurityHeaders } from '../pages/layout.js';
+import { loginForm } from '../pages/login-page.js';
+import { errorMessages } from '../pages/error-page.js';
 import { login, logout } from './session.js';
 
 /**
@@ -23,44 +27,50 @@ export function isSafeRedirectPath(next: unknown): next is string {
   return !/[\u0000-\u001f\u007f\\]/.test(next);
 }
 
-function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
 /**
- * The login page for browsers (`text/html`): a form that posts username,
- * password, `csrfmiddlewaretoken` and `next` back to the same URL.
+ * The login page for browsers (`text/html`): the shared layout with a form
+ * that posts username, password, `csrfmiddlewaretoken` and `next` back to
+ * the same URL; errors of a failed attempt above it. The page is never
+ * cached and carries the pages' CSP and `X-Frame-Options: DENY`.
  */
 export class LoginPageRenderer implements Renderer {
   mediaType = 'text/html';
   format = 'html';
   charset: string | null = 'utf-8';
   title = 'Log in';
+  /** Text of the brand link in the navigation bar. */
+  brand = 'Trestle';
+
+  constructor(protected readonly app: AppContext) {}
 
   render(data: unknown, _accepted: MediaType, ctx: RenderContext): string {
-    const d = (data ?? {}) as { csrfToken?: string; detail?: string; non_field_errors?: string[]; [k: string]: unknown };
+    const d = (data ?? {}) as { csrfToken?: string; [k: string]: unknown };
     const req = ctx.request;
-    const next = req && isSafeRedirectPath(req.query['next']) ? req.query['next'] : '';
-    const errors: string[] = [];
-    if (typeof d.detail === 'string') errors.push(d.detail);
-    for (const [field, value] of Object.entries(d)) {
-      if (Array.isArray(value)) errors.push(...value.map((m) => (field === 'non_field_errors' ? String(m) : `${field}: ${String(m)}`)));
+    if (req) {
+      setHtmlSecurityHeaders(req.reply);
+      req.reply.header('cache-control', 'no-store');
     }
-    const token = d.csrfToken ?? (req ? getCsrfToken(req) : '');
-    return `<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><meta name="robots" content="NONE,NOARCHIVE"><title>${escapeHtml(this.title)}</title></head>
-<body><main>
-<h1>${escapeHtml(this.title)}</h1>
-${errors.map((e) => `<p class="error">${escapeHtml(e)}</p>`).join('\n')}
-<form method="post" action="">
-<input type="hidden" name="csrfmiddlewaretoken" value="${escapeHtml(token)}">
-<input type="hidden" name="next" value="${escapeHtml(next)}">
-<p><label for="id_username">Username:</label> <input type="text" name="username" id="id_username" autocomplete="username" autofocus required></p>
-<p><label for="id_password">Password:</label> <input type="password" name="password" id="id_password" autocomplete="current-password" required></p>
-<p><button type="submit">Log in</button></p>
-</form>
-</main></body></html>
-`;
+    const next = req && isSafeRedirectPath(req.query['next']) ? req.query['next'] : '';
+    const form = req?.method === 'POST' ? postedForm(req) : {};
+    const body = loginForm({
+      heading: this.title,
+      formId: 'login-form',
+      csrfToken: d.csrfToken ?? (req ? getCsrfToken(req) : ''),
+      next,
+      username: typeof form['username'] === 'string' ? form['username'] : '',
+      errors: errorMessages(d),
+    });
+    return renderPage(this.app.settings, { title: `${this.title} – ${this.brand}`, brand: { text: this.brand, href: '/' }, body });
+  }
+}
+
+/** The posted fields, or nothing when the body cannot be read (the error being shown may be about it). */
+function postedForm(req: ApiRequest): Record<string, unknown> {
+  try {
+    const data = req.data;
+    return data && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
+  } catch {
+    return {};
   }
 }
 

@@ -16,6 +16,7 @@ import {
 import type { DjangoHasherName } from './django-hashers.js';
 import { HashTiming } from './hash-timing.js';
 import { UserRecord } from './user-record.js';
+import { USER_ORDERINGS } from './store.js';
 import type {
   CreateUserInput,
   ListUsersOptions,
@@ -220,8 +221,17 @@ export class KyselyUserStore implements UserStore {
     if (!Number.isInteger(limit) || limit < 0 || !Number.isInteger(offset) || offset < 0) {
       throw new InvalidUserData('limit and offset must be non-negative integers.');
     }
-    const rows = await this.searchQuery(options.search)
-      .select(PUBLIC_COLUMNS)
+    let query = this.searchQuery(options.search).select(PUBLIC_COLUMNS);
+    const ordering = options.ordering;
+    if (ordering !== undefined) {
+      if (!USER_ORDERINGS.includes(ordering)) throw new InvalidUserData(`Unknown ordering "${String(ordering)}".`);
+      const desc = ordering.startsWith('-');
+      const column = (desc ? ordering.slice(1) : ordering) as 'username' | 'email' | 'date_joined' | 'last_login';
+      // A NULL last login ("never") is the oldest, on every dialect: first ascending, last descending.
+      if (column === 'last_login') query = query.orderBy(sql`${sql.ref(column)} is null`, desc ? 'asc' : 'desc');
+      query = query.orderBy(column, desc ? 'desc' : 'asc');
+    }
+    const rows = await query
       .orderBy('id')
       .limit(limit)
       .offset(offset)

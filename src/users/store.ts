@@ -22,9 +22,17 @@ export interface UserUpdate {
   lastLogin?: Date | null;
 }
 
+/** A column users can be listed by; `-` for descending. Ties are broken by pk. */
+export type UserOrdering = `${'' | '-'}${'username' | 'email' | 'date_joined' | 'last_login'}`;
+
+/** The orderings `list` accepts, for checking a query parameter. */
+export const USER_ORDERINGS: readonly UserOrdering[] = ['username', 'email', 'date_joined', 'last_login'].flatMap((c) => [c, `-${c}`]) as UserOrdering[];
+
 export interface ListUsersOptions {
   /** Case-insensitive substring of username or email. */
   search?: string;
+  /** Default: by pk. */
+  ordering?: UserOrdering;
   limit: number;
   offset: number;
 }
@@ -64,7 +72,7 @@ export interface UserStore {
   createSuperuser(input: Omit<CreateUserInput, 'isStaff' | 'isSuperuser'>): Promise<UserRecord>;
   /** Throws `UserNotFound` or `DuplicateUsername`. */
   update(pk: number, fields: UserUpdate): Promise<UserRecord>;
-  /** Users ordered by pk. */
+  /** Users ordered by `ordering` (default pk). */
   list(options: ListUsersOptions): Promise<UserRecord[]>;
   count(options?: { search?: string }): Promise<number>;
   /** Subscribes to user creation; returns the unsubscribe function. */

@@ -171,11 +171,45 @@ describe('admin users', () => {
     await h.app.trestle.services.get('users').update(alice.pk, { isActive: true, isStaff: false });
   });
 
-  it('a staff user cannot lock themselves out', async () => {
+  it('a staff user cannot lock themselves out: an HTML error page, not JSON', async () => {
     const { jar } = await adminLogin();
     const res = await postForm(jar, `/admin/users/${h.staff.pk}/`, { action: 'deactivate' });
     expect(res.statusCode).toBe(400);
-    expect(res.body).toContain('You cannot remove your own access.');
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.body).toContain('<li class="error" role="alert">You cannot remove your own access.</li>');
+    expect(res.body).toContain('Back to the administration');
+    expect(res.body).not.toContain('{"action"');
+  });
+
+  it('asks before deactivating a user; the question itself changes nothing', async () => {
+    const { jar } = await adminLogin();
+    const list = await h.app.inject({ url: '/admin/users/', headers: { accept: 'text/html', cookie: jar.header() } });
+    expect(list.body).toContain(`href="/admin/users/${h.alice.pk}/?confirm=deactivate"`);
+    const res = await h.app.inject({ url: `/admin/users/${h.alice.pk}/?confirm=deactivate`, headers: { accept: 'text/html', cookie: jar.header() } });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.body).toContain('Deactivate “alice”?');
+    expect(res.body).toContain('<input type="hidden" name="action" value="deactivate"><button type="submit" class="btn btn-danger">Yes, deactivate</button>');
+    expect((await h.app.trestle.services.get('users').getById(h.alice.pk))!.isActive).toBe(true);
+  });
+
+  it('sorts the user list by a column, both ways, keeping the search', async () => {
+    const { jar } = await adminLogin();
+    const get = (url: string) => h.app.inject({ url, headers: { accept: 'text/html', cookie: jar.header() } });
+    const order = (body: string) => [...body.matchAll(/<tr data-username="([^"]+)">/g)].map((m) => m[1]);
+    const asc = await get('/admin/users/?o=username&q=a');
+    expect(asc.statusCode).toBe(200);
+    const names = order(asc.body);
+    expect(names).toEqual([...names].sort());
+    expect(names).toEqual(expect.arrayContaining(['admin', 'alice']));
+    expect(asc.body).toContain('<th scope="col" aria-sort="ascending"><a href="/admin/users/?o=-username&amp;q=a">Username ▲</a></th>');
+    const desc = await get('/admin/users/?o=-username&q=a');
+    expect(order(desc.body)).toEqual([...names].reverse());
+    // an unknown column is ignored, not an error
+    const unknown = await get('/admin/users/?o=password');
+    expect(unknown.statusCode).toBe(200);
+    expect(unknown.body).not.toContain('aria-sort');
   });
 
   it('refuses a logged-in user who is not staff', async () => {
@@ -196,24 +230,58 @@ describe('admin users', () => {
 });
 
 describe('admin tokens', () => {
-  it('creates a token by hand, regenerates it, and only the new key authenticates', async () => {
+  const KEY_RE = /<code class="key" id="token-key">([^<]+)<\/code>/;
+  const page = (jar: CookieJar, url: string) => h.app.inject({ url, headers: { accept: 'text/html', cookie: jar.header() } });
+
+  it('creates a token by hand, shows its key once after a redirect, regenerates it after confirming, and only the new key authenticates', async () => {
     const { jar } = await adminLogin();
     const created = await postForm(jar, '/admin/tokens/', { username: 'alice' });
-    expect(created.statusCode).toBe(200);
+    expect(created.statusCode).toBe(302);
+    expect(created.headers['location']).toBe(`/admin/tokens/${h.alice.pk}/`);
     expect(created.headers['cache-control']).toBe('no-store');
-    expect(created.body).toContain('A token was created for “alice”.');
-    const first = /<code class="key" id="token-key">([^<]+)<\/code>/.exec(created.body)![1]!;
-    expect(first).toMatch(/^[0-9a-f]{40}$/);
+    expect(created.body).toBe('');
 
-    const list = await h.app.inject({ url: '/admin/tokens/?q=alice', headers: { accept: 'text/html', cookie: jar.header() } });
+    const shown = await page(jar, `/admin/tokens/${h.alice.pk}/`);
+    expect(shown.statusCode).toBe(200);
+    expect(shown.headers['cache-control']).toBe('no-store');
+    expect(shown.headers['x-frame-options']).toBe('DENY');
+    expect(shown.body).toContain('A token was created for “alice”.');
+    const first = KEY_RE.exec(shown.body)![1]!;
+    expect(first).toMatch(/^[0-9a-f]{40}$/);
+    // a reload shows nothing new, and the key is not shown again
+    const reloaded = await page(jar, `/admin/tokens/${h.alice.pk}/`);
+    expect(reloaded.statusCode).toBe(200);
+    expect(reloaded.body).not.toContain(first);
+    expect(reloaded.body).toContain('A key is shown only once');
+
+    // "Create" again: the existing key is not shown
+    const again = await postForm(jar, `/admin/tokens/${h.alice.pk}/`, { action: 'create', name: '' });
+    expect(again.statusCode).toBe(302);
+    expect(again.headers['location']).toBe(`/admin/tokens/?done=exists&user=${h.alice.pk}`);
+    const exists = await page(jar, again.headers['location'] as string);
+    expect(exists.body).toContain('“alice” already has a token. Its key is not shown again');
+    expect(exists.body).not.toContain(first);
+
+    const list = await page(jar, '/admin/tokens/?q=alice');
     expect(list.statusCode).toBe(200);
-    expect(list.body).toMatch(/<tr data-username="alice"><td>alice<\/td><td>default<\/td>/);
+    expect(list.body).toMatch(/<tr data-username="alice"><td data-label="User">alice<\/td><td data-label="Token">default<\/td>/);
     expect(list.body).not.toContain(first);
+    // regenerate and delete are links to a confirmation page, not buttons that act at once
+    expect(list.body).toContain(`href="/admin/tokens/${h.alice.pk}/?confirm=regenerate&amp;name="`);
+    const confirm = await page(jar, `/admin/tokens/${h.alice.pk}/?confirm=regenerate&name=`);
+    expect(confirm.statusCode).toBe(200);
+    expect(confirm.body).toContain('Regenerate the token of “alice”? The current key stops working at once');
+    expect(confirm.body).toContain('<input type="hidden" name="action" value="regenerate">');
+    // looking at the confirmation changed nothing
+    expect((await h.app.inject({ url: '/items/', headers: { authorization: `Token ${first}` } })).statusCode).toBe(200);
 
     const regenerated = await postForm(jar, `/admin/tokens/${h.alice.pk}/`, { action: 'regenerate', name: '' });
-    expect(regenerated.statusCode).toBe(200);
-    const second = /<code class="key" id="token-key">([^<]+)<\/code>/.exec(regenerated.body)![1]!;
+    expect(regenerated.statusCode).toBe(302);
+    expect(regenerated.headers['location']).toBe(`/admin/tokens/${h.alice.pk}/`);
+    const second = KEY_RE.exec((await page(jar, `/admin/tokens/${h.alice.pk}/`)).body)![1]!;
     expect(second).not.toBe(first);
+    // reloading the key page does not regenerate again: the second key keeps working
+    expect(KEY_RE.exec((await page(jar, `/admin/tokens/${h.alice.pk}/`)).body)).toBeNull();
 
     const ok = await h.app.inject({ method: 'POST', url: '/items/', headers: { authorization: `Token ${second}`, 'content-type': 'application/json' }, payload: '{"title":"via token"}' });
     expect(ok.statusCode).toBe(201);
@@ -224,6 +292,7 @@ describe('admin tokens', () => {
     expect(old.headers['www-authenticate']).toBeUndefined();
     expect(old.json()).toEqual({ detail: 'Invalid token.' });
     expect(logs).toContainEqual(expect.objectContaining({ actor: 'admin', action: 'token.regenerate', target: expect.objectContaining({ username: 'alice' }) }));
+    expect(logs.filter((l) => l['action'] === 'token.regenerate')).toHaveLength(1);
 
     const deleted = await postForm(jar, `/admin/tokens/${h.alice.pk}/`, { action: 'delete', name: '' });
     expect(deleted.statusCode).toBe(302);

@@ -1,9 +1,17 @@
-/** The stylesheet of the browsable API and the admin console (served as `trestle/trestle.css`). */
+/**
+ * The one stylesheet of Trestle's pages — login, browsable API, admin,
+ * docs wrapper and error pages (served as `trestle/trestle.css`). Colours
+ * meet WCAG AA contrast on their backgrounds; below 640 px tables become
+ * stacked cards and the navigation wraps.
+ */
 export const STYLESHEET = `
 *, *::before, *::after { box-sizing: border-box; }
-body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #222; background: #f5f6f8; }
-a { color: #1d5fa8; }
-.navbar { display: flex; align-items: center; gap: 1rem; padding: .6rem 1.5rem; background: #1f2d3d; color: #fff; }
+html { -webkit-text-size-adjust: 100%; }
+body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1f2328; background: #f5f6f8; }
+a { color: #1a5597; }
+a:focus-visible, button:focus-visible, input:focus-visible, select:focus-visible, textarea:focus-visible, [tabindex]:focus-visible { outline: 3px solid #f0b400; outline-offset: 2px; }
+code, pre, .key { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+.navbar { display: flex; align-items: center; flex-wrap: wrap; gap: .4rem 1rem; padding: .6rem 1.5rem; background: #1f2d3d; color: #fff; }
 .navbar a, .navbar button.link { color: #fff; }
 .navbar .brand { font-weight: 600; font-size: 1.1rem; text-decoration: none; }
 .navbar .spacer { flex: 1; }
@@ -11,44 +19,79 @@ a { color: #1d5fa8; }
 .badge { display: inline-block; padding: .05rem .5rem; border-radius: 1rem; background: #e8eef6; color: #1f2d3d; font-size: .85rem; }
 .navbar .badge { background: #34495e; color: #fff; }
 button.link { background: none; border: 0; padding: 0; font: inherit; text-decoration: underline; cursor: pointer; }
-main.container { max-width: 1100px; margin: 1.5rem auto; padding: 0 1.5rem; }
+.container { max-width: 1100px; margin: 1.25rem auto; padding: 0 1.5rem; }
+.breadcrumb { display: flex; flex-wrap: wrap; list-style: none; margin: 0 0 .8rem; padding: .5rem .8rem; background: #e9edf2; border-radius: .3rem; font-size: .9rem; }
+.breadcrumb li + li::before { content: "/"; padding: 0 .5rem; color: #4a5563; }
+.breadcrumb a[aria-current] { color: #1f2328; text-decoration: none; font-weight: 600; }
 .page-header { display: flex; align-items: flex-start; justify-content: space-between; gap: 1rem; flex-wrap: wrap; }
-h1 { margin: .2rem 0 .6rem; font-size: 1.7rem; font-weight: 600; }
-.description { color: #444; margin-bottom: 1rem; }
-.toolbar { display: flex; gap: .5rem; flex-wrap: wrap; align-items: center; }
-.btn { display: inline-block; padding: .35rem .8rem; border: 1px solid #b8c2cc; border-radius: .3rem; background: #fff; color: #222; font: inherit; font-size: .9rem; text-decoration: none; cursor: pointer; }
+h1 { margin: .2rem 0 .6rem; font-size: 1.7rem; font-weight: 600; line-height: 1.25; overflow-wrap: anywhere; }
+h2 { font-size: 1.15rem; }
+.description { color: #3d4450; margin-bottom: 1rem; }
+.toolbar { display: flex; gap: .5rem; flex-wrap: wrap; align-items: center; margin-bottom: 1rem; }
+.toolbar input[type=search], .toolbar input[type=text] { flex: 1 1 14rem; width: auto; }
+.btn { display: inline-block; padding: .35rem .8rem; border: 1px solid #8a96a3; border-radius: .3rem; background: #fff; color: #1f2328; font: inherit; font-size: .9rem; line-height: 1.4; text-decoration: none; cursor: pointer; }
 .btn:hover { background: #eef2f6; }
-.btn-primary { background: #1d5fa8; border-color: #1d5fa8; color: #fff; }
-.btn-primary:hover { background: #174d88; }
-.btn-danger { background: #c0392b; border-color: #c0392b; color: #fff; }
-.btn-danger:hover { background: #a93226; }
-pre.prettyprint { margin: 0 0 1rem; padding: .9rem 1rem; background: #fff; border: 1px solid #dde3ea; border-radius: .3rem; overflow-x: auto; white-space: pre-wrap; word-break: break-word; font: 13px/1.45 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+.btn-primary { background: #1a5597; border-color: #1a5597; color: #fff; }
+.btn-primary:hover { background: #144579; }
+.btn-danger { background: #b3261e; border-color: #b3261e; color: #fff; }
+.btn-danger:hover { background: #8f1e18; }
+.btn-group { display: inline-flex; flex-wrap: wrap; gap: .3rem; }
+pre.prettyprint { margin: 0 0 1rem; padding: .9rem 1rem; background: #fff; border: 1px solid #d0d7de; border-radius: .3rem; overflow-x: auto; white-space: pre-wrap; word-break: break-word; font-size: 13px; line-height: 1.45; }
 .request-info pre { background: #fbfcfd; }
-.meta b { color: #555; }
+.meta b { color: #3d4450; }
 .status-line { font-weight: 700; }
 .pagination { display: flex; list-style: none; padding: 0; margin: 0 0 1rem; gap: .25rem; flex-wrap: wrap; }
-.pagination li a, .pagination li span { display: inline-block; min-width: 2.2rem; text-align: center; padding: .3rem .6rem; border: 1px solid #cfd6de; border-radius: .3rem; background: #fff; text-decoration: none; }
-.pagination li.active a { background: #1d5fa8; color: #fff; border-color: #1d5fa8; }
-.pagination li.disabled span { color: #999; background: #f0f0f0; }
+.pagination li a, .pagination li span { display: inline-block; min-width: 2.2rem; text-align: center; padding: .3rem .6rem; border: 1px solid #b8c2cc; border-radius: .3rem; background: #fff; text-decoration: none; }
+.pagination li.active a { background: #1a5597; color: #fff; border-color: #1a5597; }
+.pagination li.disabled span { color: #4a5563; background: #eceff2; }
 .pager { display: flex; gap: .5rem; margin: 0 0 1rem; }
-.pager .disabled { color: #999; border-color: #ddd; cursor: default; }
-.panel { background: #fff; border: 1px solid #dde3ea; border-radius: .3rem; padding: 1rem; margin-bottom: 1rem; }
-.panel h2 { margin-top: 0; font-size: 1.1rem; }
-label { display: block; font-weight: 600; margin: .4rem 0 .2rem; }
+.pager .disabled { color: #4a5563; background: #eceff2; cursor: default; }
+.panel { background: #fff; border: 1px solid #d0d7de; border-radius: .3rem; padding: 1rem; margin-bottom: 1rem; }
+.panel > h2:first-child { margin-top: 0; }
+label { display: block; font-weight: 600; margin: .5rem 0 .2rem; }
 label.inline { display: inline; font-weight: normal; }
-input[type=text], input[type=password], input[type=search], input[type=email], select, textarea { width: 100%; padding: .4rem .5rem; border: 1px solid #b8c2cc; border-radius: .3rem; font: inherit; }
-textarea { min-height: 10rem; font: 13px/1.45 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
-.form-actions { display: flex; gap: .5rem; margin-top: .6rem; }
-table.list { width: 100%; border-collapse: collapse; background: #fff; border: 1px solid #dde3ea; margin-bottom: 1rem; }
-table.list th, table.list td { text-align: left; padding: .45rem .6rem; border-bottom: 1px solid #eef1f4; vertical-align: middle; }
-table.list th { background: #f0f3f6; font-weight: 600; }
-table.list td form { display: inline; margin: 0 .2rem 0 0; }
-.messages { list-style: none; padding: 0; }
-.messages li { padding: .6rem .9rem; border-radius: .3rem; margin-bottom: .5rem; background: #e6f4ea; border: 1px solid #b7dfc2; }
-.messages li.error, .errorlist li { background: #fdecea; border: 1px solid #f5c2bd; }
-.errorlist { list-style: none; padding: 0; color: #a12; }
-.key { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; background: #fff8dc; padding: .2rem .4rem; border: 1px dashed #d4b106; }
-.muted { color: #777; }
-.login-box { max-width: 360px; margin: 3rem auto; }
-nav.tabs { display: flex; gap: 1rem; margin-bottom: 1rem; }
+.check { display: flex; align-items: center; gap: .4rem; margin: .6rem 0; }
+.check label { margin: 0; font-weight: normal; }
+.help { margin: .1rem 0 0; color: #4a5563; font-size: .85rem; }
+input[type=text], input[type=password], input[type=search], input[type=email], input[type=number], input[type=url], select, textarea { width: 100%; padding: .45rem .5rem; border: 1px solid #8a96a3; border-radius: .3rem; font: inherit; background: #fff; color: #1f2328; }
+input[type=checkbox] { width: 1.1rem; height: 1.1rem; }
+textarea { min-height: 10rem; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 13px; }
+.form-actions { display: flex; flex-wrap: wrap; align-items: center; gap: .5rem; margin-top: .8rem; }
+.field-errors { list-style: none; margin: .2rem 0 0; padding: 0; color: #a0161b; font-size: .9rem; }
+.has-error input, .has-error select, .has-error textarea { border-color: #a0161b; }
+.tabs { display: flex; gap: .25rem; margin: 0 0 -1px; padding: 0; border-bottom: 1px solid #d0d7de; }
+.tabs [role=tab] { padding: .4rem .9rem; border: 1px solid transparent; border-radius: .3rem .3rem 0 0; background: none; font: inherit; color: #1a5597; cursor: pointer; }
+.tabs [role=tab][aria-selected=true] { border-color: #d0d7de #d0d7de #fff; background: #fff; color: #1f2328; font-weight: 600; }
+.forms .panel { border-top-left-radius: 0; }
+table.list { width: 100%; border-collapse: collapse; background: #fff; border: 1px solid #d0d7de; margin-bottom: 1rem; }
+table.list th, table.list td { text-align: left; padding: .45rem .6rem; border-bottom: 1px solid #e6eaef; vertical-align: middle; }
+table.list th { background: #eef1f4; font-weight: 600; white-space: nowrap; }
+table.list th a { color: #1f2328; }
+table.list td form { display: inline; margin: 0; }
+.messages { list-style: none; padding: 0; margin: 0 0 1rem; }
+.messages li { padding: .6rem .9rem; border-radius: .3rem; margin-bottom: .5rem; background: #e6f4ea; border: 1px solid #9fd3ad; color: #12391f; }
+.messages li.error { background: #fdecea; border-color: #efa8a1; color: #7a1212; }
+.messages li.info { background: #e8f0fb; border-color: #a9c4ea; color: #14325c; }
+.key-box { background: #fffbe6; border: 1px solid #d4b106; border-radius: .3rem; padding: 1rem; margin-bottom: 1rem; }
+.key { display: inline-block; max-width: 100%; overflow-wrap: anywhere; font-size: 1rem; background: #fff; padding: .3rem .5rem; border: 1px dashed #8a6d00; }
+.muted, .note { color: #4a5563; }
+.confirm { max-width: 560px; }
+.login-box { max-width: 380px; margin: 2.5rem auto; }
+.error-page .status { color: #a0161b; }
+dialog { max-width: min(28rem, calc(100vw - 2rem)); border: 1px solid #8a96a3; border-radius: .4rem; padding: 1.2rem; }
+dialog::backdrop { background: rgba(15, 23, 32, .5); }
+dialog h2 { margin-top: 0; }
+.visually-hidden { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden; clip: rect(0 0 0 0); border: 0; white-space: nowrap; }
+@media (max-width: 640px) {
+  .navbar { padding: .6rem 1rem; }
+  .container { padding: 0 .75rem; margin-top: .8rem; }
+  h1 { font-size: 1.4rem; }
+  table.list, table.list tbody, table.list tr, table.list td { display: block; width: 100%; }
+  table.list { border: 0; background: none; }
+  table.list thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+  table.list tr { background: #fff; border: 1px solid #d0d7de; border-radius: .3rem; margin-bottom: .6rem; padding: .3rem 0; }
+  table.list td { border: 0; padding: .25rem .75rem; }
+  table.list td[data-label]::before { content: attr(data-label) ": "; font-weight: 600; color: #3d4450; }
+  table.list td:empty { display: none; }
+}
 `;
