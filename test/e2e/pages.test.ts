@@ -137,7 +137,8 @@ describe.skipIf(!chromiumAvailable)('in Chromium', () => {
     await page.screenshot({ path: screenshotPath('admin-token-created'), fullPage: true });
 
     await page.click('a:text-is("Back to tokens")');
-    await page.click('#token-list tr[data-username="alice"] button:text-is("Regenerate")');
+    await page.click('#token-list tr[data-username="alice"] a:text-is("Regenerate…")');
+    await page.click('#confirm button:text-is("Yes, regenerate")');
     await page.waitForSelector('#token-key');
     const second = (await page.locator('#token-key').textContent())!;
     expect(second).toMatch(/^[0-9a-f]{40}$/);
