@@ -6,13 +6,21 @@ import { replaceQueryParam } from '../utils/urls.js';
 import { BasePagination, warnOnce, type AppContext, type OpenAPIParameter, type Source } from './base.js';
 import { cursorKey, signCursor, verifyCursor } from './cursor-signing.js';
 import { positiveInt, PythonValueError, toSafeNumber } from './python-int.js';
-import { pageSource, reverseTerms, valueOf, type OrderTerm } from './source.js';
+import { pageSource, reverseTerms, valueOf, type OrderTerm, type PageSource } from './source.js';
 
-/** A decoded cursor: DRF's `Cursor(offset, reverse, position)`; `position` holds one value per compared column. */
+/**
+ * A decoded cursor: DRF's `Cursor(offset, reverse, position)`. It names a
+ * place in the listing — a cut by `position` values, moved `offset` items in
+ * the reading direction (negative: back) — and which way the page reads from
+ * there. `position` holds one value per compared column, or `null` for the
+ * start (or, with `before`, the end) of the listing.
+ */
 export interface Cursor {
   readonly offset: number;
   readonly reverse: boolean;
   readonly position: readonly unknown[] | null;
+  /** The cut lies before the items equal to `position` (else after them). Default: `reverse`, as DRF. */
+  readonly before?: boolean;
 }
 
 /** A view that lets clients choose the ordering (DRF's `OrderingFilter` with `ordering_fields`). */
@@ -29,12 +37,22 @@ interface CursorState {
   readonly keyset: boolean;
   readonly pageSize: number;
   readonly page: readonly unknown[];
-  readonly hasNext: boolean;
-  readonly hasPrevious: boolean;
-  readonly nextPosition: readonly unknown[] | null;
-  readonly previousPosition: readonly unknown[] | null;
+  readonly next: Cursor | null;
+  readonly previous: Cursor | null;
   readonly baseUrl: string;
   readonly binding: string;
+}
+
+/**
+ * A place between two items of the listing, in listing order: the cut
+ * (after the items whose values are `position`, or before them when
+ * `before`; `null` is the start, or with `before` the end) moved `shift`
+ * items further down the listing (negative: up).
+ */
+interface Gap {
+  readonly position: readonly unknown[] | null;
+  readonly before: boolean;
+  readonly shift: number;
 }
 
 /**
@@ -147,21 +165,106 @@ export class CursorPagination<T = unknown> extends BasePagination<T, CursorState
     const keyset = this.uniqueOrderingFields.includes(last.slice(last.lastIndexOf('.') + 1));
     const binding = this.binding(req, terms);
     const cursor = this.decodeCursor(req, binding, keyset ? terms.length : 1);
-    const { offset, reverse, position } = cursor ?? { offset: 0, reverse: false, position: null };
-
-    const rows = await pageSource(source).seek(reverse ? reverseTerms(terms) : terms, position, offset, pageSize + 1, reverse);
+    const current = cursor ?? { offset: 0, reverse: false, position: null };
+    const src = pageSource(source);
+    const rows = await this.read(src, terms, current, pageSize + 1);
     const page = rows.slice(0, pageSize);
-    const following = rows.length > page.length ? this.positionOf(rows[rows.length - 1], terms, keyset) : null;
-    const hasCurrent = position !== null || offset > 0;
-    if (reverse) page.reverse();
+    if (current.reverse) page.reverse();
+    const gap = gapOf(current);
+    const pos = (item: unknown) => this.positionOf(item, terms, keyset);
+    // The link back reads the other way from this very place, so a change of
+    // direction never skips or repeats an item.
+    const before = current.before ?? current.reverse;
+    const atStart = current.position === null && before === current.reverse && current.offset <= 0;
+    let back: Cursor | null = atStart ? null : cursorOf(gap, !current.reverse);
+    if (back && keyset && page.length > 0) {
+      // Unique positions: the page's own edge names the same place, as DRF writes it.
+      back = current.reverse
+        ? { position: pos(page[page.length - 1]), before: false, reverse: false, offset: 0 }
+        : { position: pos(page[0]), before: true, reverse: true, offset: 0 };
+    }
+    let onward: Cursor | null = null;
+    if (rows.length > pageSize) {
+      const beyond = rows[pageSize];
+      const place = current.reverse
+        ? await this.gapBefore(src, terms, keyset ? terms.length : 1, gap, page, beyond, pos)
+        : this.gapAfter(gap, page, beyond, pos);
+      onward = cursorOf(place, current.reverse);
+    }
     this.setState(req, {
       cursor, terms, keyset, pageSize, page, baseUrl, binding,
-      hasNext: reverse ? hasCurrent : following !== null,
-      hasPrevious: reverse ? following !== null : hasCurrent,
-      nextPosition: reverse ? position : following,
-      previousPosition: reverse ? following : position,
+      next: current.reverse ? back : onward,
+      previous: current.reverse ? onward : back,
     });
     return page;
+  }
+
+  /**
+   * Up to `limit` items from the cursor's place, in its reading order. A
+   * negative offset starts behind the cut: those items are read towards the
+   * cut, then the rest past it.
+   */
+  protected async read(src: PageSource<T>, terms: readonly OrderTerm[], c: Cursor, limit: number): Promise<T[]> {
+    const order = c.reverse ? reverseTerms(terms) : terms;
+    const opposite = c.reverse ? terms : reverseTerms(terms);
+    const before = c.before ?? c.reverse;
+    const inclusive = before !== c.reverse;
+    // A null position is the start of the reading (or, with `inclusive`, its end).
+    const past = (offset: number, n: number): Promise<T[]> =>
+      c.position === null
+        ? inclusive ? Promise.resolve([]) : src.seek(order, null, offset, n, c.reverse)
+        : src.seek(order, c.position, offset, n, c.reverse, inclusive);
+    const behind = (offset: number, n: number): Promise<T[]> =>
+      c.position === null
+        ? inclusive ? src.seek(opposite, null, offset, n, !c.reverse) : Promise.resolve([])
+        : src.seek(opposite, c.position, offset, n, !c.reverse, !inclusive);
+    if (c.offset >= 0) return past(c.offset, limit);
+    const back = -c.offset;
+    if (back >= limit) return (await behind(back - limit, limit)).reverse();
+    const first = (await behind(0, back)).reverse();
+    return first.concat(await past(0, limit - first.length));
+  }
+
+  /**
+   * The place after a page read forwards (`beyond` follows it), anchored on
+   * the nearest cut: after the last item's values when the next item differs,
+   * else so many items into the run of equal values. Offsets count from the
+   * start of a run, so rows added at the end of the run never move it.
+   */
+  protected gapAfter(gap: Gap, page: readonly unknown[], beyond: unknown, pos: (item: unknown) => unknown[]): Gap {
+    const n = page.length;
+    const last = pos(page[n - 1]);
+    const k = key(last);
+    if (key(pos(beyond)) !== k) return { position: last, before: false, shift: 0 };
+    let run = 0;
+    while (run < n && key(pos(page[n - 1 - run])) === k) run++;
+    if (run < n) return { position: last, before: true, shift: run };
+    // The whole page is one run: it started at the page's place or before it.
+    if (gap.position !== null && gap.before && key(gap.position) === k && gap.shift >= 0) return { position: last, before: true, shift: gap.shift + n };
+    if (gap.shift === 0 && !(gap.position === null && gap.before)) return { position: last, before: true, shift: n };
+    return { ...gap, shift: gap.shift + n };
+  }
+
+  /**
+   * The place before a page read backwards (`beyond` precedes it). When the
+   * item before the page ties with the first, the offset into their run is
+   * counted from the run's start (one `count(*)` of the run when the run ends
+   * inside this page), as `gapAfter` counts it.
+   */
+  protected async gapBefore(src: PageSource<T>, terms: readonly OrderTerm[], width: number, gap: Gap, page: readonly unknown[], beyond: unknown, pos: (item: unknown) => unknown[]): Promise<Gap> {
+    const n = page.length;
+    const first = pos(page[0]);
+    const k = key(first);
+    if (key(pos(beyond)) !== k) return { position: first, before: true, shift: 0 };
+    let run = 0;
+    while (run < n && key(pos(page[run])) === k) run++;
+    if (run === n && gap.position !== null && gap.before && key(gap.position) === k && gap.shift >= n) return { position: first, before: true, shift: gap.shift - n };
+    if (run < n || (gap.shift === 0 && !(gap.position === null && !gap.before))) {
+      // The run ends inside this page (or where it ends): count the rest of it.
+      const total = await src.countEqual(terms.slice(0, width), first);
+      return { position: first, before: true, shift: Math.max(0, total - run) };
+    }
+    return { ...gap, shift: gap.shift - n };
   }
 
   /** The values a cursor records for an item: every column (keyset) or the first (DRF). */
@@ -185,10 +288,10 @@ export class CursorPagination<T = unknown> extends BasePagination<T, CursorState
   decodeCursor(req: ApiRequest, binding: string, width: number): Cursor | null {
     const token = req.query[this.cursorQueryParam];
     if (token === undefined || token === '') return null;
-    const payload = verifyCursor(cursorKey(this.app), binding, token) as { o?: unknown; r?: unknown; p?: unknown } | undefined;
+    const payload = verifyCursor(cursorKey(this.app), binding, token) as { o?: unknown; r?: unknown; p?: unknown; b?: unknown } | undefined;
     if (!payload || typeof payload !== 'object' || Array.isArray(payload)) throw new NotFound(this.invalidCursorMessage);
-    const { o = 0, r = 0, p = null } = payload;
-    if (!Number.isSafeInteger(o) || (o as number) < 0 || (r !== 0 && r !== 1)) throw new NotFound(this.invalidCursorMessage);
+    const { o = 0, r = 0, p = null, b } = payload;
+    if (!Number.isSafeInteger(o) || (r !== 0 && r !== 1) || (b !== undefined && b !== 0 && b !== 1)) throw new NotFound(this.invalidCursorMessage);
     if (p !== null && (!Array.isArray(p) || p.length !== width)) throw new NotFound(this.invalidCursorMessage);
     let position: unknown[] | null = null;
     if (p !== null) {
@@ -199,7 +302,8 @@ export class CursorPagination<T = unknown> extends BasePagination<T, CursorState
         position.push(decoded);
       }
     }
-    return { offset: Math.min(o as number, this.offsetCutoff), reverse: r === 1, position };
+    const offset = Math.max(-this.offsetCutoff, Math.min(o as number, this.offsetCutoff));
+    return { offset, reverse: r === 1, position, before: b === undefined ? r === 1 : b === 1 };
   }
 
   encodeCursor(s: CursorState, cursor: Cursor): string {
@@ -207,84 +311,19 @@ export class CursorPagination<T = unknown> extends BasePagination<T, CursorState
     if (cursor.offset !== 0) payload['o'] = cursor.offset;
     if (cursor.reverse) payload['r'] = 1;
     if (cursor.position !== null) payload['p'] = cursor.position.map(encodeValue);
+    const before = cursor.before ?? cursor.reverse;
+    if (before !== cursor.reverse) payload['b'] = before ? 1 : 0;
     return replaceQueryParam(s.baseUrl, this.cursorQueryParam, signCursor(cursorKey(this.app), s.binding, payload));
   }
 
   getNextLink(req: ApiRequest): string | null {
     const s = this.state(req);
-    if (!s.hasNext) return null;
-    if (s.keyset) {
-      const position = s.page.length > 0 ? this.positionOf(s.page[s.page.length - 1], s.terms, true) : s.nextPosition;
-      return this.encodeCursor(s, { offset: 0, reverse: false, position });
-    }
-    // DRF's get_next_link, step for step.
-    const pos = (item: unknown) => this.positionOf(item, s.terms, false);
-    let compare = s.page.length > 0 && s.cursor?.reverse && s.cursor.offset ? key(pos(s.page[s.page.length - 1])) : key(s.nextPosition);
-    let offset = 0;
-    let position: readonly unknown[] | null = null;
-    let unique = false;
-    for (let i = s.page.length - 1; i >= 0; i--) {
-      position = pos(s.page[i]);
-      if (key(position) !== compare) {
-        unique = true;
-        break;
-      }
-      compare = key(position);
-      offset += 1;
-    }
-    if (s.page.length > 0 && !unique) {
-      if (!s.hasPrevious) {
-        offset = s.page.length;
-        position = null;
-      } else if (s.cursor!.reverse) {
-        offset = 0;
-        position = s.previousPosition;
-      } else {
-        offset = s.cursor!.offset + s.pageSize;
-        position = s.previousPosition;
-      }
-    }
-    if (s.page.length === 0) position = s.nextPosition;
-    return this.encodeCursor(s, { offset, reverse: false, position });
+    return s.next === null ? null : this.encodeCursor(s, s.next);
   }
 
   getPreviousLink(req: ApiRequest): string | null {
     const s = this.state(req);
-    if (!s.hasPrevious) return null;
-    if (s.keyset) {
-      const position = s.page.length > 0 ? this.positionOf(s.page[0], s.terms, true) : s.previousPosition;
-      return this.encodeCursor(s, { offset: 0, reverse: true, position });
-    }
-    // DRF's get_previous_link, step for step.
-    const pos = (item: unknown) => this.positionOf(item, s.terms, false);
-    let compare = s.page.length > 0 && s.cursor && !s.cursor.reverse && s.cursor.offset ? key(pos(s.page[0])) : key(s.previousPosition);
-    let offset = 0;
-    let position: readonly unknown[] | null = null;
-    let unique = false;
-    for (const item of s.page) {
-      position = pos(item);
-      if (key(position) !== compare) {
-        unique = true;
-        break;
-      }
-      compare = key(position);
-      offset += 1;
-    }
-    if (s.page.length > 0 && !unique) {
-      if (!s.hasNext) {
-        // DRF uses page_size here, which skips items when the final page is short.
-        offset = s.page.length;
-        position = null;
-      } else if (s.cursor!.reverse) {
-        offset = s.cursor!.offset + s.pageSize;
-        position = s.nextPosition;
-      } else {
-        offset = 0;
-        position = s.nextPosition;
-      }
-    }
-    if (s.page.length === 0) position = s.previousPosition;
-    return this.encodeCursor(s, { offset, reverse: true, position });
+    return s.previous === null ? null : this.encodeCursor(s, s.previous);
   }
 
   paginatedResponse(data: unknown[], req: ApiRequest): Response {
@@ -317,7 +356,7 @@ export class CursorPagination<T = unknown> extends BasePagination<T, CursorState
   /** Previous/next controls, when there is more than one page. */
   override htmlContext(req: ApiRequest): Record<string, unknown> | null {
     const s = this.state(req);
-    if (this.template === null || !(s.hasNext || s.hasPrevious)) return null;
+    if (this.template === null || (s.next === null && s.previous === null)) return null;
     return { previous_url: this.getPreviousLink(req), next_url: this.getNextLink(req) };
   }
 }
@@ -351,6 +390,16 @@ function decodeValue(v: unknown): unknown {
     if (typeof o['n'] === 'string' && /^-?\d+$/.test(o['n']) && Object.keys(o).length === 1) return BigInt(o['n']);
   }
   return INVALID;
+}
+
+/** The place a cursor names, in listing order. */
+function gapOf(c: Cursor): Gap {
+  return { position: c.position, before: c.before ?? c.reverse, shift: c.reverse ? -c.offset : c.offset };
+}
+
+/** A cursor reading from `gap` forwards or (`reverse`) backwards. */
+function cursorOf(gap: Gap, reverse: boolean): Cursor {
+  return { position: gap.position, before: gap.before, reverse, offset: reverse ? -gap.shift : gap.shift };
 }
 
 /** Positions compare as DRF compares `str(value)`: by their encoded form. */

@@ -52,11 +52,14 @@ export interface PageSource<T> {
   slice(offset: number, limit: number): Promise<T[]>;
   /**
    * Items in `order`, strictly after `after` (values of the first
-   * `after.length` terms, compared as a tuple), then skipping `offset`.
-   * `reversed` says `order` is the listing walked backwards, so an array
-   * breaks ties by position in the mirrored direction.
+   * `after.length` terms, compared as a tuple) — or at or after it when
+   * `inclusive` — then skipping `offset`. `reversed` says `order` is the
+   * listing walked backwards, so an array breaks ties by position in the
+   * mirrored direction.
    */
-  seek(order: readonly OrderTerm[], after: readonly unknown[] | null, offset: number, limit: number, reversed?: boolean): Promise<T[]>;
+  seek(order: readonly OrderTerm[], after: readonly unknown[] | null, offset: number, limit: number, reversed?: boolean, inclusive?: boolean): Promise<T[]>;
+  /** How many items have exactly the values `at` in the first `at.length` terms of `order`. */
+  countEqual(order: readonly OrderTerm[], at: readonly unknown[]): Promise<number>;
 }
 
 /** Wraps an array or a Kysely select builder. */
@@ -110,7 +113,7 @@ class ArraySource<T> implements PageSource<T> {
   async slice(offset: number, limit: number): Promise<T[]> {
     return this.items.slice(offset, offset + limit);
   }
-  async seek(order: readonly OrderTerm[], after: readonly unknown[] | null, offset: number, limit: number, reversed = false): Promise<T[]> {
+  async seek(order: readonly OrderTerm[], after: readonly unknown[] | null, offset: number, limit: number, reversed = false, inclusive = false): Promise<T[]> {
     const index = new Map<T, number>();
     this.items.forEach((item, i) => index.set(item, i));
     // Ties keep array order forwards and the mirror of it backwards, so both walks agree.
@@ -129,10 +132,13 @@ class ArraySource<T> implements PageSource<T> {
           const c = compareByTerm(valueOf(item, order[i]!.field), after[i], order[i]!);
           if (c !== 0) return c > 0;
         }
-        return false;
+        return inclusive;
       });
     }
     return rows.slice(offset, offset + limit);
+  }
+  async countEqual(order: readonly OrderTerm[], at: readonly unknown[]): Promise<number> {
+    return this.items.filter((item) => at.every((v, i) => compareByTerm(valueOf(item, order[i]!.field), v, order[i]!) === 0)).length;
   }
 }
 
@@ -192,7 +198,7 @@ class QuerySource<T> implements PageSource<T> {
     return (await this.qb.limit(limit).offset(offset).execute()) as T[];
   }
 
-  async seek(order: readonly OrderTerm[], after: readonly unknown[] | null, offset: number, limit: number): Promise<T[]> {
+  async seek(order: readonly OrderTerm[], after: readonly unknown[] | null, offset: number, limit: number, _reversed = false, inclusive = false): Promise<T[]> {
     let q = this.qb.clearOrderBy();
     for (const term of order) {
       const direction = term.descending ? 'desc' : 'asc';
@@ -201,8 +207,14 @@ class QuerySource<T> implements PageSource<T> {
         ? q.orderBy(sql`${sql.ref(term.field)} ${sql.raw(direction)}`)
         : q.orderBy(sql`${sql.ref(term.field)} ${sql.raw(direction)} ${sql.raw(term.nullsFirst ? 'nulls first' : 'nulls last')}`);
     }
-    if (after) q = q.where(keysetPredicate(order, after));
+    if (after) q = q.where(keysetPredicate(order, after, inclusive));
     return (await q.limit(limit).offset(offset).execute()) as T[];
+  }
+
+  async countEqual(order: readonly OrderTerm[], at: readonly unknown[]): Promise<number> {
+    const same = sql<SqlBool>`${sql.join(at.map((v, i) => equals(order[i]!, v)), sql` and `)}`;
+    const rows = await countQuery(this.qb.clearOrderBy().where(same) as AnyQuery<unknown>);
+    return toCount(rows[0]);
   }
 }
 
@@ -212,12 +224,13 @@ function isPostgres(qb: AnyQuery<unknown>): boolean {
 }
 
 /**
- * `row > after` in `order`, as SQL, NULLs included explicitly:
- * `(c1 after p1) OR (c1 = p1 AND c2 after p2) OR …`, where "after" for a
+ * `row > after` (`row >= after` when `inclusive`) in `order`, as SQL, NULLs
+ * included explicitly: `(c1 after p1) OR (c1 = p1 AND c2 after p2) OR …`
+ * (`… OR (c1 = p1 AND … AND cn = pn)` when inclusive), where "after" for a
  * column sorted NULLS LAST also admits `c IS NULL`, and equality with a NULL
  * position is `c IS NULL`.
  */
-export function keysetPredicate(order: readonly OrderTerm[], after: readonly unknown[]): Expression<SqlBool> {
+export function keysetPredicate(order: readonly OrderTerm[], after: readonly unknown[], inclusive = false): Expression<SqlBool> {
   const terms = order.slice(0, after.length);
   if (terms.every((t) => t.nullable === false) && !after.some(isNull)) {
     // NOT NULL columns in one direction: a row-value comparison, which SQLite
@@ -225,7 +238,8 @@ export function keysetPredicate(order: readonly OrderTerm[], after: readonly unk
     if (terms.every((t) => t.descending === terms[0]!.descending)) {
       const cols = sql.join(terms.map((t) => sql.ref(t.field)));
       const vals = sql.join(after.map((v) => sql`${v}`));
-      return terms[0]!.descending ? sql<SqlBool>`(${cols}) < (${vals})` : sql<SqlBool>`(${cols}) > (${vals})`;
+      const op = sql.raw(`${terms[0]!.descending ? '<' : '>'}${inclusive ? '=' : ''}`);
+      return sql<SqlBool>`(${cols}) ${op} (${vals})`;
     }
   }
   const branches = [];
@@ -237,6 +251,7 @@ export function keysetPredicate(order: readonly OrderTerm[], after: readonly unk
     parts.push(beyond);
     branches.push(sql`(${sql.join(parts, sql` and `)})`);
   }
+  if (inclusive) branches.push(sql`(${sql.join(terms.map((t, j) => equals(t, after[j])), sql` and `)})`);
   if (branches.length === 0) return sql<SqlBool>`1 = 0`;
   return sql<SqlBool>`(${sql.join(branches, sql` or `)})`;
 }

@@ -70,6 +70,39 @@ describe('CursorPagination on an array', () => {
     expect(backward).toHaveLength(20);
   });
 
+  it.each([
+    [7, 3],
+    [10, 8],
+    [3, 8],
+  ])('value-only positions with ties: to the last page, back, then next to the end shows each item once (page size %i, back %i)', async (size, back) => {
+    class DrfMode extends CursorPagination {
+      override ordering = 'rank';
+      override uniqueOrderingFields = [];
+      override pageSize = size;
+    }
+    // 100 items, ranks in runs of 1 to 11 equal values.
+    const data = Array.from({ length: 100 }, (_, i) => ({ id: i + 1, rank: Math.floor(Math.sqrt(i * 3)) }));
+    const { app } = await cursorApp(() => data, DrfMode);
+    let res = await get(app, '/items/');
+    while (res.body!['next'] !== null) res = await get(app, path(res.body!['next']));
+    for (let i = 0; i < back; i++) res = await get(app, path(res.body!['previous']));
+    const seen = ids(res.body);
+    while (res.body!['next'] !== null) {
+      res = await get(app, path(res.body!['next']));
+      expect(res.status).toBe(200);
+      seen.push(...ids(res.body));
+    }
+    const from = seen[0]! - 1;
+    expect(seen).toEqual(data.slice(from).map((d) => d.id));
+    // And back to the start from there, with nothing lost either.
+    const backward = ids(res.body);
+    while (res.body!['previous'] !== null) {
+      res = await get(app, path(res.body!['previous']));
+      backward.unshift(...ids(res.body));
+    }
+    expect(backward).toEqual(data.map((d) => d.id));
+  });
+
   it('items inserted between requests are neither repeated nor make the walk skip old items', async () => {
     const data: Book[] = books(10);
     const { app } = await cursorApp(() => data, Keyset);
