@@ -1,6 +1,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
+import { createRequire } from 'node:module';
+import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
 import type { DB } from '../db/schema.js';
 import { fromDbBoolean, toDbBoolean, toDbTimestamp } from '../db/schema.js';
 import type { DialectName } from '../db/dialect.js';
@@ -82,14 +83,15 @@ export class UnrecognisedDjangoSchema extends Error {
 /** An open Django database, read-only where the driver allows it. */
 export interface DjangoSource {
   readonly db: Kysely<any>;
-  readonly dialect: DialectName;
+  readonly dialect: DialectName | 'mysql';
   readonly url: string;
   close(): Promise<void>;
 }
 
 /**
  * Opens a Django database by URL: `sqlite:/path/db.sqlite3` (opened
- * read-only; the file must exist) or `postgres://…`.
+ * read-only; the file must exist), `postgres://…`, or `mysql://…` for MySQL
+ * and MariaDB (needs the `mysql2` package).
  */
 export async function openDjangoSource(url: string): Promise<DjangoSource> {
   if (url.startsWith('sqlite:')) {
@@ -116,7 +118,40 @@ export async function openDjangoSource(url: string): Promise<DjangoSource> {
     const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
     return { db, dialect: 'postgres', url: redactUrl(url), close: () => db.destroy() };
   }
-  throw new Error(`Unsupported Django database URL ${redactUrl(url)}: expected sqlite:<path> or postgres://…`);
+  if (/^(mysql|mariadb):\/\//i.test(url)) return openMysql(url);
+  throw new Error(`Unsupported Django database URL ${redactUrl(url)}: expected sqlite:<path>, postgres://… or mysql://…`);
+}
+
+interface Mysql2 {
+  createPool(config: { uri: string; timezone: string; connectionLimit: number; dateStrings: boolean }): {
+    getConnection(cb: (err: Error | null, conn: { release(): void }) => void): void;
+    end(cb?: (err?: Error | null) => void): void;
+  };
+}
+
+async function openMysql(url: string): Promise<DjangoSource> {
+  let mysql: Mysql2;
+  try {
+    mysql = createRequire(import.meta.url)('mysql2') as Mysql2;
+  } catch {
+    throw new Error('Reading a MySQL or MariaDB database needs the package mysql2: npm install mysql2');
+  }
+  // Django keeps UTC in MySQL's zone-less DATETIME columns (USE_TZ): read them as text, parsed as UTC.
+  const pool = mysql.createPool({ uri: url.replace(/^mariadb:/i, 'mysql:'), timezone: 'Z', connectionLimit: 2, dateStrings: true });
+  try {
+    await new Promise<void>((resolve, reject) =>
+      pool.getConnection((err, conn) => {
+        if (err) return reject(err);
+        conn.release();
+        resolve();
+      }),
+    );
+  } catch (err) {
+    await new Promise<void>((resolve) => pool.end(() => resolve()));
+    throw new Error(`Cannot connect to Django database ${redactUrl(url)}: ${(err as Error).message}`);
+  }
+  const db = new Kysely<any>({ dialect: new MysqlDialect({ pool: pool as never }) });
+  return { db, dialect: 'mysql', url: redactUrl(url), close: () => db.destroy() };
 }
 
 interface SourceUser {

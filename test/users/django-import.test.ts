@@ -392,3 +392,84 @@ describe.each(testDatabases())('trestle import-django checks on $name', ({ name,
     }
   });
 });
+
+// MariaDB / MySQL: Django's DDL for MySQL, read through mysql2.
+const MYSQL_URL = process.env['TRESTLE_TEST_MYSQL_URL'] ?? 'mysql://root@127.0.0.1:3306/test';
+
+async function mysqlAdmin(): Promise<import('mysql2/promise').Connection | null> {
+  const mysql = await import('mysql2/promise');
+  try {
+    return await mysql.createConnection({ uri: MYSQL_URL, connectTimeout: 2_000 });
+  } catch {
+    return null;
+  }
+}
+
+const probe = await mysqlAdmin();
+await probe?.end();
+if (!probe && process.env['CI']) {
+  throw new Error(`MariaDB/MySQL is required when CI is set, but ${MYSQL_URL} does not answer. Start it (see .ci/run) or set TRESTLE_TEST_MYSQL_URL.`);
+}
+if (!probe) console.warn(`Skipping the MySQL import tests: ${MYSQL_URL} does not answer.`);
+
+describe.skipIf(!probe)('trestle import-django from MariaDB/MySQL', () => {
+  const schema = `django_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  let sourceUrl: string;
+  let database: Database;
+  let cwd: string;
+  let app: TrestleApp;
+
+  beforeAll(async () => {
+    const admin = (await mysqlAdmin())!;
+    try {
+      await admin.query(`CREATE DATABASE \`${schema}\` CHARACTER SET utf8mb4`);
+      await admin.query(`USE \`${schema}\``);
+      await admin.query(
+        'CREATE TABLE `auth_user` (`id` integer AUTO_INCREMENT NOT NULL PRIMARY KEY, `password` varchar(128) NOT NULL, `last_login` datetime(6) NULL, `is_superuser` bool NOT NULL, `username` varchar(150) NOT NULL UNIQUE, `first_name` varchar(150) NOT NULL, `last_name` varchar(150) NOT NULL, `email` varchar(254) NOT NULL, `is_staff` bool NOT NULL, `is_active` bool NOT NULL, `date_joined` datetime(6) NOT NULL)',
+      );
+      await admin.query(
+        'CREATE TABLE `authtoken_token` (`key` varchar(40) NOT NULL PRIMARY KEY, `created` datetime(6) NOT NULL, `user_id` integer NOT NULL UNIQUE)',
+      );
+      await admin.query(
+        "INSERT INTO auth_user VALUES (3, ?, '2024-05-01 12:30:00.123456', 1, 'alice', '', '', 'alice@example.com', 1, 1, '2020-01-02 03:04:05.678901'), (13, ?, NULL, 0, 'eve', '', '', '', 0, 1, '2020-01-02 03:04:05')",
+        [PBKDF2_SHA256, ARGON2I],
+      );
+      await admin.query("INSERT INTO authtoken_token VALUES (?, '2021-06-07 08:09:10.111213', 3)", [KEYS.alice]);
+    } finally {
+      await admin.end();
+    }
+    const u = new URL(MYSQL_URL);
+    u.pathname = `/${schema}`;
+    sourceUrl = u.toString();
+    cwd = mkdtempSync(join(tmpdir(), 'trestle-import-'));
+    database = await testDatabases()[0]!.open();
+    await migrate(database);
+  });
+  afterAll(async () => {
+    await app?.close();
+    await database?.close();
+    if (cwd) rmSync(cwd, { recursive: true, force: true });
+    const admin = await mysqlAdmin();
+    await admin?.query(`DROP DATABASE IF EXISTS \`${schema}\``);
+    await admin?.end();
+  });
+
+  it('imports users with UTC dates and tokens; passwords and keys work; a second run skips everything', async () => {
+    const first = await trestle(['import-django', sourceUrl, '--database-url', database.url], cwd);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain('Users: 2 read, imported 2, skipped 0 (already imported), conflicts 0.');
+    expect(first.stdout).toContain('Tokens: 1 read, imported 1, skipped 0 (already imported), conflicts 0.');
+    const alice = await database.db.selectFrom('trestle_user').selectAll().where('id', '=', 3).executeTakeFirstOrThrow();
+    expect(alice).toMatchObject({ username: 'alice', is_superuser: 1, date_joined: '2020-01-02T03:04:05.678Z', last_login: '2024-05-01T12:30:00.123Z' });
+    app = await buildApp(database, new KyselyUserStore(database.db, { hashParams: { ln: 4, r: 8, p: 1 } }));
+    const byPassword = await app.inject({ method: 'GET', url: '/me/', headers: { host: 'localhost', authorization: basic('eve', 'secret') } });
+    expect(byPassword.statusCode).toBe(200);
+    expect(JSON.parse(byPassword.body)).toEqual({ username: 'eve' });
+    const byToken = await app.inject({ method: 'GET', url: '/me/', headers: { host: 'localhost', authorization: `Token ${KEYS.alice}` } });
+    expect(byToken.statusCode).toBe(200);
+    expect(JSON.parse(byToken.body)).toEqual({ username: 'alice' });
+    const again = await trestle(['import-django', sourceUrl, '--database-url', database.url], cwd);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain('Users: 2 read, imported 0, skipped 2 (already imported), conflicts 0.');
+  });
+});
