@@ -61,31 +61,44 @@ function median(xs: number[]): number {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
-function summarize(results: LoadResult[]): Pick<Row, 'rps' | 'p50' | 'p99' | 'failures'> {
+function summarize(results: LoadResult[], cpuUs: number[] = []): Pick<Row, 'rps' | 'p50' | 'p99' | 'failures' | 'cpuUsPerRequest'> {
   return {
     rps: median(results.map((r) => r.rps)),
+    cpuUsPerRequest: cpuUs.length > 0 ? median(cpuUs) : null,
     p50: median(results.map((r) => r.p50)),
     p99: median(results.map((r) => r.p99)),
     failures: results.reduce((n, r) => n + r.non2xx + r.errors, 0),
   };
 }
 
-/** Warm-up, then `runs` measured runs of `requests` (all at once); peak RSS while measuring. */
-async function measure(server: RunningServer, loader: Loader, requests: LoadRequest[]): Promise<{ per: LoadResult[][]; rss: number }> {
+/**
+ * Warm-up, then `runs` measured runs of `requests` (all at once); peak RSS
+ * while measuring, and the server's CPU time (user + system, the process
+ * and its workers) per request served in each run, in microseconds.
+ */
+async function measure(
+  server: RunningServer,
+  loader: Loader,
+  requests: LoadRequest[],
+): Promise<{ per: LoadResult[][]; rss: number; cpuUs: number[] }> {
   await drain(server);
   await loader.run(requests.map((r) => ({ ...r, duration: warmupSeconds })));
   let peak = server.rss();
   const timer = setInterval(() => (peak = Math.max(peak, server.rss())), 200);
   const per: LoadResult[][] = requests.map(() => []);
+  const cpuUs: number[] = [];
   try {
     for (let i = 0; i < runs; i++) {
+      const cpuBefore = server.cpuSeconds();
       const results = await loader.run(requests.map((r) => ({ ...r, duration: runSeconds })));
+      const served = results.reduce((n, r) => n + r.ok + r.non2xx, 0);
+      if (served > 0) cpuUs.push(((server.cpuSeconds() - cpuBefore) * 1e6) / served);
       results.forEach((r, j) => per[j]!.push(r));
     }
   } finally {
     clearInterval(timer);
   }
-  return { per, rss: Math.max(peak, server.rss()) };
+  return { per, rss: Math.max(peak, server.rss()), cpuUs };
 }
 
 /**
@@ -143,14 +156,14 @@ async function main(): Promise<void> {
             log(`${w.id} ${w.name} — ${LABELS[kind]}`);
             if (w.withObtainToken) {
               const alone = await measure(server, loader, [request(server.port, w)]);
-              rows.push({ workload: w.id, name: 'W1 page 2 alone (W4 reference)', server: LABELS[kind], ...summarize(alone.per[0]!), rssBytes: alone.rss });
+              rows.push({ workload: w.id, name: 'W1 page 2 alone (W4 reference)', server: LABELS[kind], ...summarize(alone.per[0]!, alone.cpuUs), rssBytes: alone.rss });
               const both = await measure(server, loader, [request(server.port, w), obtainTokenRequest(server.port)]);
               const token = summarize(both.per[1]!);
               rows.push({ workload: w.id, name: w.name, server: LABELS[kind], ...summarize(both.per[0]!), rssBytes: both.rss,
                 note: `obtain-token ${token.rps.toFixed(1)} req/s, p99 ${token.p99} ms` });
             } else {
               const m = await measure(server, loader, [request(server.port, w)]);
-              rows.push({ workload: w.id, name: w.name, server: LABELS[kind], ...summarize(m.per[0]!), rssBytes: m.rss });
+              rows.push({ workload: w.id, name: w.name, server: LABELS[kind], ...summarize(m.per[0]!, m.cpuUs), rssBytes: m.rss });
             }
           }
         } finally {
@@ -171,7 +184,7 @@ async function main(): Promise<void> {
         }
         try {
           const m = await measure(server, loader, [request(server.port, { id: 'W1', path: WORKERS_PATH })]);
-          rows.push({ workload: 'W1', name: `page 2, ${workers} worker${workers > 1 ? 's' : ''} (unpinned)`, server: `trestle ×${workers}`, ...summarize(m.per[0]!), rssBytes: m.rss });
+          rows.push({ workload: 'W1', name: `page 2, ${workers} worker${workers > 1 ? 's' : ''} (unpinned)`, server: `trestle ×${workers}`, ...summarize(m.per[0]!, m.cpuUs), rssBytes: m.rss });
         } finally {
           await server.stop();
         }

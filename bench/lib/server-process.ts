@@ -23,6 +23,8 @@ export interface RunningServer {
   readonly pid: number;
   /** RSS in bytes of the process tree right now. */
   rss(): number;
+  /** User + system CPU seconds the process tree has used so far. */
+  cpuSeconds(): number;
   stop(): Promise<void>;
 }
 
@@ -43,6 +45,21 @@ function rssOf(pid: number): number {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const m = /VmRSS:\s+(\d+) kB/.exec(status);
     return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Clock ticks per second of /proc's CPU times (USER_HZ: 100 on Linux). */
+const CLOCK_TICKS = 100;
+
+/** utime + stime of one process, in seconds (0 when it is gone or this is not Linux). */
+function cpuOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces) start at ") ".
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
   } catch {
     return 0;
   }
@@ -101,6 +118,7 @@ export async function startServer(spec: ServerSpec, timeoutMs = 60_000): Promise
     port,
     pid,
     rss: () => [pid, ...childrenOf(pid)].reduce((sum, p) => sum + rssOf(p), 0),
+    cpuSeconds: () => [pid, ...childrenOf(pid)].reduce((sum, p) => sum + cpuOf(p), 0),
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
