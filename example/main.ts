@@ -61,7 +61,7 @@ Trestle example service on ${base}/
 
   curl -H "Authorization: Token ${token ?? '<key>'}" ${base}/auth/token/
   curl -u ${DEMO_USER.username}:${DEMO_USER.password} -X POST -H 'Content-Type: application/json' \\
-       -d '{"title": "New book", "author": 1, "year": 2024, "isbn": "9780000000001"}' ${base}/api/books/
+       -d '{"title": "New book", "author": "${base}/api/authors/1/", "year": 2024, "isbn": "9780000000001"}' ${base}/api/books/
 `);
 }
 

@@ -10,13 +10,15 @@ import {
   ModelViewSet,
   PageNumberPagination,
   ReadOnlyModelViewSet,
-  ValidationError,
-  fields,
+  datetime,
+  hyperlinkedIdentity,
+  hyperlinkedRelated,
   integer,
   reverse,
+  serializer,
   string,
+  type Infer,
   type SerializeContext,
-  type ValidateContext,
 } from '../../src/index.js';
 import type { AuthorRow, BookRow, CatalogueTables } from './migrations.js';
 
@@ -48,37 +50,40 @@ export class BookLinkPagination extends LinkHeaderPagination<BookRow> {
   override pageSize = 20;
 }
 
-const BookInput = fields({
-  title: string({ maxLength: 200 }),
-  author: integer({ min: 1 }),
-  year: integer({ min: 0, max: 3000 }),
-  isbn: string({ maxLength: 20 }),
-});
-
-/** A book as the API shows it: hyperlinked to itself and its author. */
-function bookJson(book: BookRow, req: ApiRequest): Record<string, unknown> {
-  return {
-    url: reverse('book-detail', { pk: book.id }, { request: req }),
-    id: book.id,
-    title: book.title,
-    author: reverse('author-detail', { pk: book.author_id }, { request: req }),
-    year: book.year,
-    isbn: book.isbn,
-    created: book.created,
-  };
-}
+/**
+ * A book as the API shows and accepts it: hyperlinked to itself and its
+ * author. The author's URL is accepted back, so a client can PUT a book as
+ * it fetched it.
+ */
+export const BookSerializer = serializer(
+  {
+    url: hyperlinkedIdentity({ viewName: 'book-detail' }),
+    id: integer({ readOnly: true }),
+    title: string({ maxLength: 200 }),
+    author: hyperlinkedRelated({
+      viewName: 'author-detail',
+      source: 'author_id',
+      queryset: (req) => db(req).selectFrom('catalogue_author').selectAll(),
+    }),
+    year: integer({ minValue: 0, maxValue: 3000 }),
+    isbn: string({ maxLength: 20 }),
+    created: datetime({ readOnly: true }),
+  },
+  { name: 'Book' },
+);
 
 /**
  * The catalogue's books: anyone may read, signed-in users may write.
  *
  *     GET /api/books/?page=2            page-number pagination
- *     POST /api/books/                  {"title": …, "author": 1, "year": 1999, "isbn": "…"}
+ *     POST /api/books/                  {"title": …, "author": "http://…/api/authors/1/", "year": 1999, "isbn": "…"}
  *     GET|PUT|PATCH|DELETE /api/books/7/
  */
-export class BookViewSet extends ModelViewSet<BookRow> {
+export class BookViewSet extends ModelViewSet<BookRow, typeof BookSerializer> {
   static override description = 'Books of the catalogue. Anyone may read; authenticated users may add, change and delete.';
   override permissionClasses = [IsAuthenticatedOrReadOnly];
   override paginationClass = BookPagination;
+  override serializer = BookSerializer;
 
   override getQueryset(req: ApiRequest) {
     return db(req).selectFrom('catalogue_book').selectAll().orderBy('id');
@@ -89,46 +94,24 @@ export class BookViewSet extends ModelViewSet<BookRow> {
     return author && /^\d{1,9}$/.test(author) ? source.where('author_id', '=', Number(author)) : source;
   }
 
-  override serialize(book: BookRow, ctx: SerializeContext): unknown {
-    return bookJson(book, ctx.request);
-  }
-
   protected override itemName(): string {
     return 'Book';
   }
 
-  override inputFields = BookInput;
-
-  override async validate(data: unknown, ctx: ValidateContext<BookRow>) {
-    const input = await super.validate(data, ctx);
-    if (input['author'] !== undefined) {
-      const pk = input['author'] as number;
-      const author = await db(ctx.request).selectFrom('catalogue_author').select('id').where('id', '=', pk).executeTakeFirst();
-      if (!author) throw new ValidationError({ author: [`Invalid pk "${pk}" - object does not exist.`] });
-    }
-    return input;
-  }
-
-  override async performCreate(req: ApiRequest, data: Record<string, unknown>): Promise<BookRow> {
+  override async performCreate(req: ApiRequest, data: Infer<typeof BookSerializer>['input']): Promise<BookRow> {
     return db(req)
       .insertInto('catalogue_book')
-      .values({
-        title: data['title'] as string,
-        author_id: data['author'] as number,
-        year: data['year'] as number,
-        isbn: data['isbn'] as string,
-        created: new Date().toISOString(),
-      })
+      .values({ title: data.title, author_id: data.author.id, year: data.year, isbn: data.isbn, created: new Date().toISOString() })
       .returningAll()
       .executeTakeFirstOrThrow();
   }
 
-  override async performUpdate(req: ApiRequest, book: BookRow, data: Record<string, unknown>): Promise<BookRow> {
+  override async performUpdate(req: ApiRequest, book: BookRow, data: Partial<Infer<typeof BookSerializer>['input']>): Promise<BookRow> {
     const changes: Partial<BookRow> = {};
-    if (data['title'] !== undefined) changes.title = data['title'] as string;
-    if (data['author'] !== undefined) changes.author_id = data['author'] as number;
-    if (data['year'] !== undefined) changes.year = data['year'] as number;
-    if (data['isbn'] !== undefined) changes.isbn = data['isbn'] as string;
+    if (data.title !== undefined) changes.title = data.title;
+    if (data.author !== undefined) changes.author_id = data.author.id;
+    if (data.year !== undefined) changes.year = data.year;
+    if (data.isbn !== undefined) changes.isbn = data.isbn;
     if (Object.keys(changes).length === 0) return book;
     return db(req).updateTable('catalogue_book').set(changes).where('id', '=', book.id).returningAll().executeTakeFirstOrThrow();
   }
@@ -181,17 +164,15 @@ export class AuthorViewSet extends ReadOnlyModelViewSet<AuthorRow> {
  *
  *     GET /api/feed/            {"next": "…?cursor=…", "previous": null, "results": [...]}
  */
-export class BookFeed extends ListAPIView<BookRow> {
+export class BookFeed extends ListAPIView<BookRow, typeof BookSerializer> {
   static override description = 'Newest books first, with cursor pagination.';
   override permissionClasses = [AllowAny];
   override paginationClass = BookFeedPagination;
 
+  override serializer = BookSerializer;
+
   override getQueryset(req: ApiRequest) {
     return db(req).selectFrom('catalogue_book').selectAll();
-  }
-
-  override serialize(book: BookRow, ctx: SerializeContext): unknown {
-    return bookJson(book, ctx.request);
   }
 }
 
@@ -201,16 +182,14 @@ export class BookFeed extends ListAPIView<BookRow> {
  *     GET /api/shelf/?page=2
  *     Link: <http://…/api/shelf/?page=3>; rel="next", <http://…/api/shelf/>; rel="prev"
  */
-export class BookShelf extends ListAPIView<BookRow> {
+export class BookShelf extends ListAPIView<BookRow, typeof BookSerializer> {
   static override description = 'Books with pagination links in the Link header.';
   override permissionClasses = [AllowAny];
   override paginationClass = BookLinkPagination;
 
+  override serializer = BookSerializer;
+
   override getQueryset(req: ApiRequest) {
     return db(req).selectFrom('catalogue_book').selectAll().orderBy('id');
-  }
-
-  override serialize(book: BookRow, ctx: SerializeContext): unknown {
-    return bookJson(book, ctx.request);
   }
 }

@@ -80,12 +80,34 @@ export class RouteRegistry {
   private matchers: RegExp[] | null = null;
 
   /**
-   * True when some route's pattern (converters included) matches `path`, a
-   * decoded path with a leading `/`. Used for Django's APPEND_SLASH redirect,
-   * not on the routing hot path.
+   * The route a decoded path (leading `/`) names and its converted
+   * parameters, as Django's `resolve`; `null` when none matches. Used to read
+   * hyperlinks back (not on the routing hot path).
    */
-  matchesPath(path: string): boolean {
-    this.matchers ??= this.routes.map((route) => {
+  resolve(path: string): { route: CompiledRoute; params: Record<string, unknown> } | null {
+    this.matchers ??= this.compileMatchers();
+    for (let i = 0; i < this.routes.length; i++) {
+      const m = this.matchers[i]!.exec(path);
+      if (!m) continue;
+      const route = this.routes[i]!;
+      const params: Record<string, unknown> = {};
+      let g = 1;
+      let ok = true;
+      for (const part of route.parts) {
+        if (part.kind !== 'param') continue;
+        const raw = m[g++]!;
+        if (!part.converter.regex.test(raw)) ok = false;
+        else params[part.name] = part.converter.toValue(raw);
+        // Skip the converter's own capture groups.
+        g += new RegExp(`${part.converter.regex.source}|`).exec('')!.length - 1;
+      }
+      if (ok) return { route, params };
+    }
+    return null;
+  }
+
+  private compileMatchers(): RegExp[] {
+    return this.routes.map((route) => {
       let source = '^/';
       for (const part of route.parts) {
         source +=
@@ -95,6 +117,15 @@ export class RouteRegistry {
       }
       return new RegExp(`${source}$`);
     });
+  }
+
+  /**
+   * True when some route's pattern (converters included) matches `path`, a
+   * decoded path with a leading `/`. Used for Django's APPEND_SLASH redirect,
+   * not on the routing hot path.
+   */
+  matchesPath(path: string): boolean {
+    this.matchers ??= this.compileMatchers();
     return this.matchers.some((re) => re.test(path));
   }
 

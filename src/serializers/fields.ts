@@ -1,227 +1,893 @@
-import { ValidationError } from '../exceptions.js';
+import {
+  Field,
+  FieldError,
+  pythonStr,
+  pythonType,
+  type FieldContext,
+  type FieldFlags,
+  type FieldOf,
+  type FieldOptions,
+  type JsonSchema,
+  type SchemaMode,
+} from './field.js';
+
+// DRF's serializer fields, one class per kind, each with DRF's messages as
+// its `messages` attribute; the lower-case factories infer the field's
+// static type from their options (`string({ allowNull: true })` is
+// `string | null`).
+
+const MAX_STRING_LENGTH = 1000;
+
+function setIf(out: Record<string, unknown>, key: string, value: unknown): void {
+  if (value !== undefined) out[key] = value;
+}
+
+// ------------------------------------------------------------------ strings
+
+export interface StringOptions extends FieldOptions<string> {
+  maxLength?: number;
+  minLength?: number;
+  /** `''` is accepted (default: refused with "This field may not be blank."). */
+  allowBlank?: boolean;
+  /** Leading/trailing white space is removed (default true). */
+  trimWhitespace?: boolean;
+}
 
 /**
- * Declarative input validation with DRF's serializer-field messages, for
- * `validate()` in generic views and for hand-written handlers.
- *
- * @example
- * const BookInput = fields({ title: string({ maxLength: 200 }), year: integer({ required: false, min: 0 }) });
- * const data = BookInput.validate(req.data);          // { title: string; year?: number }
- * const patch = BookInput.validate(req.data, { partial: true });
+ * DRF's `CharField`: strings, and numbers as their string (DRF accepts
+ * `int`/`float`); booleans, lists and objects are "Not a valid string.".
  */
-export interface Field<T> {
-  readonly required: boolean;
-  readonly allowNull: boolean;
-  readonly default?: T;
-  /** Converts and checks one value; throws a list of messages. */
-  toInternal(value: unknown): T;
-  /** JSON Schema of the value, for OpenAPI. */
-  jsonSchema(): Record<string, unknown>;
-  /** DRF's OPTIONS metadata of the field, without `required`/`label` (the set adds them). */
-  describe(): Record<string, unknown>;
-}
+export class CharField extends Field<string, string> {
+  readonly kind: string = 'string';
+  static override defaultMessages: Readonly<Record<string, string>> = {
+    invalid: 'Not a valid string.',
+    blank: 'This field may not be blank.',
+    max_length: 'Ensure this field has no more than {max_length} characters.',
+    min_length: 'Ensure this field has at least {min_length} characters.',
+    null_characters: 'Null characters are not allowed.',
+    surrogate_characters: 'Surrogate characters are not allowed: U+{code_point}.',
+  };
+  readonly maxLength: number | undefined;
+  readonly minLength: number | undefined;
+  readonly allowBlank: boolean;
+  readonly trimWhitespace: boolean;
 
-interface CommonOptions<T> {
-  required?: boolean;
-  allowNull?: boolean;
-  default?: T;
-}
+  constructor(options: StringOptions = {}) {
+    super(options);
+    this.maxLength = options.maxLength;
+    this.minLength = options.minLength;
+    this.allowBlank = options.allowBlank ?? false;
+    this.trimWhitespace = options.trimWhitespace ?? true;
+  }
 
-class FieldError extends Error {
-  constructor(readonly messages: string[]) {
-    super(messages.join(' '));
+  toInternal(value: unknown, _ctx?: FieldContext): string {
+    if (typeof value !== 'string' && (typeof value !== 'number' || !Number.isFinite(value))) this.fail('invalid');
+    let s = String(value);
+    if (this.trimWhitespace) s = s.trim();
+    if (s === '') {
+      if (!this.allowBlank) this.fail('blank');
+      return '';
+    }
+    const errors = this.check(s);
+    if (errors.length > 0) throw new FieldError(errors);
+    return s;
+  }
+
+  /** DRF's validators of the field, all run, every message kept. */
+  protected check(s: string): string[] {
+    const errors: string[] = [];
+    const length = codePoints(s);
+    if (this.maxLength !== undefined && length > this.maxLength) errors.push(this.message('max_length', { max_length: this.maxLength }));
+    if (this.minLength !== undefined && length < this.minLength) errors.push(this.message('min_length', { min_length: this.minLength }));
+    if (s.includes('\u0000')) errors.push(this.message('null_characters'));
+    const surrogate = /[\uD800-\uDFFF]/.exec(s.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, ''));
+    if (surrogate) {
+      errors.push(this.message('surrogate_characters', { code_point: surrogate[0].charCodeAt(0).toString(16).toUpperCase() }));
+    }
+    return errors;
+  }
+
+  toRepresentation(value: unknown): string {
+    return String(value);
+  }
+
+  valueSchema(_mode: SchemaMode): JsonSchema {
+    const out: JsonSchema = { type: 'string' };
+    setIf(out, 'maxLength', this.maxLength);
+    const min = this.minLength ?? (this.allowBlank ? undefined : this.readOnly ? undefined : 1);
+    setIf(out, 'minLength', min);
+    return out;
+  }
+
+  override limits(): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    setIf(out, 'max_length', this.maxLength);
+    setIf(out, 'min_length', this.minLength);
+    return out;
   }
 }
 
-function fail(message: string): never {
-  throw new FieldError([message]);
+function codePoints(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) i++;
+    }
+    n++;
+  }
+  return n;
 }
 
-function base<T>(
-  opts: CommonOptions<T>,
-  toInternal: (v: unknown) => T,
-  schema: Record<string, unknown>,
-  info: Record<string, unknown>,
-): Field<T> {
-  return {
-    required: opts.required ?? opts.default === undefined,
-    allowNull: opts.allowNull ?? false,
-    default: opts.default,
-    toInternal,
-    jsonSchema: () => (opts.allowNull ? { ...schema, type: [schema['type'], 'null'] } : schema),
-    describe: () => info,
+/** A string checked against a pattern after CharField's checks. */
+abstract class PatternField extends CharField {
+  protected abstract matches(s: string): boolean;
+  override toInternal(value: unknown, ctx?: FieldContext): string {
+    const s = super.toInternal(value, ctx);
+    if (s !== '' && !this.matches(s)) this.fail('invalid');
+    return s;
+  }
+}
+
+// Django's EmailValidator, in short: a dot-atom or quoted local part, a domain with a dot (or an IP literal).
+const EMAIL_RE = /^(?:[-!#$%&'*+/=?^_`{}|~0-9A-Z]+(?:\.[-!#$%&'*+/=?^_`{}|~0-9A-Z]+)*|"(?:[\x01-\x08\x0b\x0c\x0e-\x1f!#-[\]-\x7f]|\\[\x01-\x09\x0b\x0c\x0e-\x7f])*")@(?:(?:[A-Z0-9](?:[A-Z0-9-]{0,61}[A-Z0-9])?\.)+[A-Z0-9-]{2,63}(?<!-)|\[[0-9.:a-f]+\]|localhost)$/i;
+
+/** DRF's `EmailField`. */
+export class EmailField extends PatternField {
+  override readonly kind = 'email';
+  override readonly inputType = 'email';
+  static override defaultMessages: Readonly<Record<string, string>> = { invalid: 'Enter a valid email address.' };
+  protected matches(s: string): boolean {
+    return s.length <= 320 && EMAIL_RE.test(s);
+  }
+  override valueSchema(mode: SchemaMode): JsonSchema {
+    return { ...super.valueSchema(mode), format: 'email' };
+  }
+}
+
+/** DRF's `URLField` (Django's `URLValidator`: http, https, ftp, ftps with a real host). */
+export class URLField extends PatternField {
+  override readonly kind = 'url';
+  override readonly inputType = 'url';
+  static override defaultMessages: Readonly<Record<string, string>> = { invalid: 'Enter a valid URL.' };
+  protected matches(s: string): boolean {
+    if (/\s/.test(s) || s.length > 2048) return false;
+    let url: URL;
+    try {
+      url = new URL(s);
+    } catch {
+      return false;
+    }
+    if (!['http:', 'https:', 'ftp:', 'ftps:'].includes(url.protocol)) return false;
+    const host = url.hostname;
+    return host === 'localhost' || /^\[[0-9a-f:.]+\]$/i.test(host) || /^(\d{1,3}\.){3}\d{1,3}$/.test(host) || /^([a-z0-9\u00a1-\uffff-]+\.)+[a-z\u00a1-\uffff-]{2,63}\.?$/i.test(host);
+  }
+  override valueSchema(mode: SchemaMode): JsonSchema {
+    return { ...super.valueSchema(mode), format: 'uri' };
+  }
+}
+
+/** DRF's `SlugField`: letters, numbers, underscores and hyphens. */
+export class SlugField extends PatternField {
+  override readonly kind = 'slug';
+  static override defaultMessages: Readonly<Record<string, string>> = { invalid: 'Enter a valid "slug" consisting of letters, numbers, underscores or hyphens.' };
+  protected matches(s: string): boolean {
+    return /^[-a-zA-Z0-9_]+$/.test(s);
+  }
+  override valueSchema(mode: SchemaMode): JsonSchema {
+    return { ...super.valueSchema(mode), pattern: '^[-a-zA-Z0-9_]+$' };
+  }
+}
+
+/** DRF's `UUIDField`: hex with or without hyphens, braces or `urn:uuid:`; rendered hyphenated, lower case. */
+export class UUIDField extends Field<string, string> {
+  readonly kind = 'string';
+  static override defaultMessages: Readonly<Record<string, string>> = { invalid: 'Must be a valid UUID.' };
+  toInternal(value: unknown): string {
+    if (typeof value !== 'string') this.fail('invalid');
+    const hex = value.replace(/^urn:/i, '').replace(/^uuid:/i, '').replace(/^\{|\}$/g, '').replace(/-/g, '');
+    if (!/^[0-9a-f]{32}$/i.test(hex)) this.fail('invalid');
+    const h = hex.toLowerCase();
+    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  }
+  toRepresentation(value: unknown): string {
+    return String(value).toLowerCase();
+  }
+  valueSchema(): JsonSchema {
+    return { type: 'string', format: 'uuid' };
+  }
+}
+
+// ------------------------------------------------------------------ numbers
+
+export interface NumberOptions extends FieldOptions<number> {
+  minValue?: number;
+  maxValue?: number;
+}
+
+function checkRange(field: Field<unknown, unknown>, n: number, min: number | undefined, max: number | undefined): void {
+  if (max !== undefined && n > max) field.fail('max_value', { max_value: max });
+  if (min !== undefined && n < min) field.fail('min_value', { min_value: min });
+}
+
+const RANGE_MESSAGES = {
+  max_value: 'Ensure this value is less than or equal to {max_value}.',
+  min_value: 'Ensure this value is greater than or equal to {min_value}.',
+  max_string_length: 'String value too large.',
+};
+
+/** DRF's `IntegerField`: integers, and strings like `"12"` or `"12.0"`; `12.5` is refused. */
+export class IntegerField extends Field<number, number> {
+  readonly kind = 'integer';
+  override readonly inputType = 'number';
+  static override defaultMessages: Readonly<Record<string, string>> = { invalid: 'A valid integer is required.', ...RANGE_MESSAGES };
+  readonly minValue: number | undefined;
+  readonly maxValue: number | undefined;
+  constructor(options: NumberOptions = {}) {
+    super(options);
+    this.minValue = options.minValue;
+    this.maxValue = options.maxValue;
+  }
+  toInternal(value: unknown): number {
+    let n: number;
+    if (typeof value === 'string') {
+      if (value.length > MAX_STRING_LENGTH) this.fail('max_string_length');
+      // int(re.sub(r'\.0*\s*$', '', str(data)))
+      const m = /^\s*([-+]?\d+)(?:\.0*)?\s*$/.exec(value);
+      if (!m) this.fail('invalid');
+      n = Number(m[1]);
+    } else if (typeof value === 'number' && Number.isInteger(value)) {
+      n = value;
+    } else {
+      this.fail('invalid');
+    }
+    if (!Number.isSafeInteger(n)) this.fail('invalid');
+    checkRange(this, n, this.minValue, this.maxValue);
+    return n;
+  }
+  toRepresentation(value: unknown): number {
+    return typeof value === 'number' ? Math.trunc(value) : Number.parseInt(String(value), 10);
+  }
+  valueSchema(): JsonSchema {
+    const out: JsonSchema = { type: 'integer' };
+    setIf(out, 'minimum', this.minValue);
+    setIf(out, 'maximum', this.maxValue);
+    return out;
+  }
+  override limits(): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    setIf(out, 'min_value', this.minValue);
+    setIf(out, 'max_value', this.maxValue);
+    return out;
+  }
+}
+
+const FLOAT_RE = /^\s*[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?\s*$/;
+
+/** DRF's `FloatField`: numbers and numeric strings (`"1e3"`); NaN and infinities are refused (JSON has none). */
+export class FloatField extends Field<number, number> {
+  readonly kind = 'float';
+  override readonly inputType = 'number';
+  static override defaultMessages: Readonly<Record<string, string>> = { invalid: 'A valid number is required.', ...RANGE_MESSAGES };
+  readonly minValue: number | undefined;
+  readonly maxValue: number | undefined;
+  constructor(options: NumberOptions = {}) {
+    super(options);
+    this.minValue = options.minValue;
+    this.maxValue = options.maxValue;
+  }
+  toInternal(value: unknown): number {
+    let n: number;
+    if (typeof value === 'string') {
+      if (value.length > MAX_STRING_LENGTH) this.fail('max_string_length');
+      if (!FLOAT_RE.test(value)) this.fail('invalid');
+      n = Number(value);
+    } else if (typeof value === 'number') n = value;
+    else if (typeof value === 'boolean') n = value ? 1 : 0;
+    else this.fail('invalid');
+    if (!Number.isFinite(n)) this.fail('invalid');
+    checkRange(this, n, this.minValue, this.maxValue);
+    return n;
+  }
+  toRepresentation(value: unknown): number {
+    return Number(value);
+  }
+  valueSchema(): JsonSchema {
+    const out: JsonSchema = { type: 'number', format: 'double' };
+    setIf(out, 'minimum', this.minValue);
+    setIf(out, 'maximum', this.maxValue);
+    return out;
+  }
+  override limits(): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    setIf(out, 'min_value', this.minValue);
+    setIf(out, 'max_value', this.maxValue);
+    return out;
+  }
+}
+
+export interface DecimalOptions extends FieldOptions<string> {
+  maxDigits: number | null;
+  decimalPlaces: number | null;
+  minValue?: number | string;
+  maxValue?: number | string;
+}
+
+/**
+ * DRF's `DecimalField` with `COERCE_DECIMAL_TO_STRING`: numbers or numeric
+ * strings in, checked for digits and places, kept and rendered as a string
+ * with exactly `decimalPlaces` places (`"12.50"`), so no precision is lost
+ * to binary floating point.
+ */
+export class DecimalField extends Field<string, string> {
+  readonly kind = 'decimal';
+  override readonly inputType = 'number';
+  static override defaultMessages: Readonly<Record<string, string>> = {
+    invalid: 'A valid number is required.',
+    ...RANGE_MESSAGES,
+    max_digits: 'Ensure that there are no more than {max_digits} digits in total.',
+    max_decimal_places: 'Ensure that there are no more than {max_decimal_places} decimal places.',
+    max_whole_digits: 'Ensure that there are no more than {max_whole_digits} digits before the decimal point.',
   };
+  readonly maxDigits: number | null;
+  readonly decimalPlaces: number | null;
+  readonly minValue: number | string | undefined;
+  readonly maxValue: number | string | undefined;
+  constructor(options: DecimalOptions) {
+    super(options);
+    this.maxDigits = options.maxDigits;
+    this.decimalPlaces = options.decimalPlaces;
+    this.minValue = options.minValue;
+    this.maxValue = options.maxValue;
+  }
+
+  toInternal(value: unknown): string {
+    if (typeof value !== 'string' && typeof value !== 'number') this.fail('invalid');
+    const text = String(value).trim();
+    if (text.length > MAX_STRING_LENGTH) this.fail('max_string_length');
+    const d = parseDecimal(text);
+    if (!d) this.fail('invalid');
+    // DRF's validate_precision, on the digit tuple and exponent of Python's Decimal.
+    const digits = d.digits.length;
+    let total: number;
+    let whole: number;
+    let places: number;
+    if (d.exponent >= 0) {
+      total = digits + d.exponent;
+      whole = total;
+      places = 0;
+    } else if (digits > -d.exponent) {
+      total = digits;
+      whole = digits + d.exponent;
+      places = -d.exponent;
+    } else {
+      total = -d.exponent;
+      whole = 0;
+      places = total;
+    }
+    if (this.maxDigits !== null && total > this.maxDigits) this.fail('max_digits', { max_digits: this.maxDigits });
+    if (this.decimalPlaces !== null && places > this.decimalPlaces) {
+      this.fail('max_decimal_places', { max_decimal_places: this.decimalPlaces });
+    }
+    if (this.maxDigits !== null && this.decimalPlaces !== null && whole > this.maxDigits - this.decimalPlaces) {
+      this.fail('max_whole_digits', { max_whole_digits: this.maxDigits - this.decimalPlaces });
+    }
+    const n = Number(text);
+    if (this.maxValue !== undefined && n > Number(this.maxValue)) this.fail('max_value', { max_value: this.maxValue });
+    if (this.minValue !== undefined && n < Number(this.minValue)) this.fail('min_value', { min_value: this.minValue });
+    return formatDecimal(d, this.decimalPlaces);
+  }
+
+  toRepresentation(value: unknown): string {
+    const d = parseDecimal(String(value).trim());
+    return d ? formatDecimal(d, this.decimalPlaces) : String(value);
+  }
+
+  valueSchema(mode: SchemaMode): JsonSchema {
+    // drf-spectacular: a string with a pattern for the digits and places.
+    const whole = this.maxDigits !== null && this.decimalPlaces !== null ? this.maxDigits - this.decimalPlaces : null;
+    const places = this.decimalPlaces;
+    const pattern = `^-?\\d${whole === null ? '*' : `{0,${whole}}`}(?:\\.\\d${places === null ? '*' : `{0,${places}}`})?$`;
+    return { type: 'string', format: 'decimal', ...(mode === 'request' ? { pattern } : {}) };
+  }
+
+  override limits(): Record<string, unknown> {
+    const out: Record<string, unknown> = { max_digits: this.maxDigits, decimal_places: this.decimalPlaces };
+    setIf(out, 'min_value', this.minValue);
+    setIf(out, 'max_value', this.maxValue);
+    return out;
+  }
 }
 
-export function string(
-  opts: CommonOptions<string> & { maxLength?: number; minLength?: number; allowBlank?: boolean; trim?: boolean } = {},
-): Field<string> {
-  return base(
-    opts,
-    (v) => {
-      if (typeof v !== 'string' && typeof v !== 'number') fail('Not a valid string.');
-      let s = String(v);
-      if (opts.trim ?? true) s = s.trim();
-      if (s === '' && !opts.allowBlank) fail('This field may not be blank.');
-      if (s.includes('\u0000')) fail('Null characters are not allowed.');
-      const surrogate = /[\uD800-\uDFFF]/.exec(s.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, ''));
-      if (surrogate) fail(`Surrogate characters are not allowed: U+${surrogate[0].charCodeAt(0).toString(16).toUpperCase()}.`);
-      if (opts.maxLength !== undefined && s.length > opts.maxLength) {
-        fail(`Ensure this field has no more than ${opts.maxLength} characters.`);
-      }
-      if (opts.minLength !== undefined && s.length < opts.minLength) {
-        fail(`Ensure this field has at least ${opts.minLength} characters.`);
-      }
-      return s;
-    },
-    { type: 'string', ...(opts.maxLength !== undefined && { maxLength: opts.maxLength }), ...(opts.minLength !== undefined && { minLength: opts.minLength }) },
-    { type: 'string', ...(opts.maxLength !== undefined && { max_length: opts.maxLength }), ...(opts.minLength !== undefined && { min_length: opts.minLength }) },
-  );
+interface ParsedDecimal {
+  negative: boolean;
+  /** Significant digits without leading zeros ('' for zero). */
+  digits: string;
+  exponent: number;
 }
 
-export function integer(opts: CommonOptions<number> & { min?: number; max?: number } = {}): Field<number> {
-  return base(
-    opts,
-    (v) => {
-      let n: number;
-      if (typeof v === 'number') n = v;
-      else if (typeof v === 'string' && /^\s*[-+]?\d+(\.0*)?\s*$/.test(v)) {
-        if (v.length > 1000) fail('String value too large.');
-        n = Number(v);
-      } else fail('A valid integer is required.');
-      if (!Number.isSafeInteger(n)) fail('A valid integer is required.');
-      if (opts.max !== undefined && n > opts.max) fail(`Ensure this value is less than or equal to ${opts.max}.`);
-      if (opts.min !== undefined && n < opts.min) fail(`Ensure this value is greater than or equal to ${opts.min}.`);
-      return n;
-    },
-    { type: 'integer', ...(opts.min !== undefined && { minimum: opts.min }), ...(opts.max !== undefined && { maximum: opts.max }) },
-    { type: 'integer', ...(opts.min !== undefined && { min_value: opts.min }), ...(opts.max !== undefined && { max_value: opts.max }) },
-  );
+function parseDecimal(text: string): ParsedDecimal | null {
+  const m = /^([-+]?)(\d*)(?:\.(\d*))?(?:[eE]([-+]?\d{1,6}))?$/.exec(text);
+  if (!m || (m[2] === '' && (m[3] ?? '') === '')) return null;
+  const intPart = m[2]!;
+  const frac = m[3] ?? '';
+  let digits = (intPart + frac).replace(/^0+/, '');
+  const exponent = Number(m[4] ?? 0) - frac.length;
+  if (digits === '') digits = '0';
+  return { negative: m[1] === '-', digits, exponent };
 }
 
-const TRUE = new Set(['true', 'True', 'TRUE', 'on', 'On', 'ON', 'yes', 'Yes', 'YES', 'y', 'Y', '1', 't', 'T']);
-const FALSE = new Set(['false', 'False', 'FALSE', 'off', 'Off', 'OFF', 'no', 'No', 'NO', 'n', 'N', '0', 'f', 'F']);
-
-export function boolean(opts: CommonOptions<boolean> = {}): Field<boolean> {
-  return base(
-    opts,
-    (v) => {
-      if (v === true || v === false) return v;
-      if (v === 1 || v === 0) return v === 1;
-      if (typeof v === 'string' && TRUE.has(v)) return true;
-      if (typeof v === 'string' && FALSE.has(v)) return false;
-      fail('Must be a valid boolean.');
-    },
-    { type: 'boolean' },
-    { type: 'boolean' },
-  );
+function formatDecimal(d: ParsedDecimal, places: number | null): string {
+  // Shift digits/exponent to a plain string, then pad or keep to `places`.
+  let intPart: string;
+  let frac: string;
+  if (d.exponent >= 0) {
+    intPart = d.digits + '0'.repeat(d.exponent);
+    frac = '';
+  } else {
+    const k = -d.exponent;
+    const padded = d.digits.padStart(k + 1, '0');
+    intPart = padded.slice(0, padded.length - k);
+    frac = padded.slice(padded.length - k);
+  }
+  intPart = intPart.replace(/^0+(?=\d)/, '');
+  if (places !== null) frac = frac.length >= places ? frac.slice(0, places) : frac.padEnd(places, '0');
+  const zero = /^0*$/.test(intPart + frac);
+  return `${d.negative && !zero ? '-' : ''}${intPart}${frac ? `.${frac}` : ''}`;
 }
 
-const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+// ------------------------------------------------------------------ booleans
 
-export function email(opts: CommonOptions<string> & { maxLength?: number; allowBlank?: boolean } = {}): Field<string> {
-  const inner = string(opts);
-  return {
-    ...inner,
-    toInternal(v) {
-      const s = inner.toInternal(v);
-      if (s !== '' && !EMAIL_RE.test(s)) fail('Enter a valid email address.');
-      return s;
-    },
-    jsonSchema: () => ({ ...inner.jsonSchema(), format: 'email' }),
-    describe: () => ({ ...inner.describe(), type: 'email' }),
+const TRUE = new Set<unknown>(['t', 'T', 'y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON', '1', 1, true]);
+const FALSE = new Set<unknown>(['f', 'F', 'n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF', '0', 0, false]);
+
+/** DRF's `BooleanField` with its accepted spellings (`"yes"`, `"on"`, `1`, `"f"`, …). */
+export class BooleanField extends Field<boolean, boolean> {
+  readonly kind = 'boolean';
+  override readonly inputType = 'checkbox';
+  static override defaultMessages: Readonly<Record<string, string>> = { invalid: 'Must be a valid boolean.' };
+  toInternal(value: unknown): boolean {
+    if (TRUE.has(value)) return true;
+    if (FALSE.has(value)) return false;
+    this.fail('invalid');
+  }
+  toRepresentation(value: unknown): boolean {
+    if (TRUE.has(value)) return true;
+    if (FALSE.has(value)) return false;
+    return Boolean(value);
+  }
+  valueSchema(): JsonSchema {
+    return { type: 'boolean' };
+  }
+}
+
+// ------------------------------------------------------------------ dates and times
+
+const DATE_RE = /^(\d{4})-(\d{1,2})-(\d{1,2})$/;
+const TIME_PART = '(\\d{1,2}):(\\d{1,2})(?::(\\d{1,2})(?:[.,](\\d{1,6})\\d{0,6})?)?';
+const DATETIME_RE = new RegExp(`^(\\d{4})-(\\d{1,2})-(\\d{1,2})[T ]${TIME_PART}\\s*(Z|[+-]\\d{2}(?::?\\d{2})?)?$`);
+const TIME_RE = new RegExp(`^${TIME_PART}$`);
+
+function validDate(y: number, m: number, d: number): boolean {
+  if (y < 1 || m < 1 || m > 12 || d < 1) return false;
+  return d <= new Date(Date.UTC(y, m, 0)).getUTCDate();
+}
+
+function pad(n: number, width = 2): string {
+  return String(n).padStart(width, '0');
+}
+
+/** DRF's `DateField`: ISO 8601 `YYYY-MM-DD`, kept and rendered as that string. */
+export class DateField extends Field<string, string> {
+  readonly kind = 'date';
+  override readonly inputType = 'date';
+  static override defaultMessages: Readonly<Record<string, string>> = {
+    invalid: 'Date has wrong format. Use one of these formats instead: {format}.',
+    datetime: 'Expected a date but got a datetime.',
   };
+  toInternal(value: unknown): string {
+    const m = typeof value === 'string' ? DATE_RE.exec(value) : null;
+    if (!m) this.fail('invalid', { format: 'YYYY-MM-DD' });
+    const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+    if (!validDate(y, mo, d)) this.fail('invalid', { format: 'YYYY-MM-DD' });
+    return `${pad(y, 4)}-${pad(mo)}-${pad(d)}`;
+  }
+  toRepresentation(value: unknown): string {
+    if (value instanceof Date) return value.toISOString().slice(0, 10);
+    return String(value).slice(0, 10);
+  }
+  valueSchema(): JsonSchema {
+    return { type: 'string', format: 'date' };
+  }
 }
 
-export function choice<C extends string>(choices: readonly C[], opts: CommonOptions<C> = {}): Field<C> {
-  return base(
-    opts,
-    (v) => {
-      if (typeof v === 'string' && (choices as readonly string[]).includes(v)) return v as C;
-      fail(`"${String(v)}" is not a valid choice.`);
-    },
-    { type: 'string', enum: [...choices] },
-    { type: 'choice', choices: choices.map((c) => ({ value: c, display_name: c })) },
-  );
-}
-
-type Shape = Record<string, Field<unknown>>;
-type Output<S extends Shape> = { [K in keyof S]: S[K] extends Field<infer T> ? T : never };
-
-export interface FieldSet<S extends Shape> {
-  readonly shape: S;
-  /**
-   * Validates a request body. `partial` (PATCH) skips missing required
-   * fields. Throws `ValidationError` with a `{field: [messages]}` map.
-   */
-  validate(data: unknown, options?: { partial?: boolean; nonFieldErrorsKey?: string }): Partial<Output<S>> & Record<string, unknown>;
-  jsonSchema(): Record<string, unknown>;
-  /** DRF's OPTIONS `actions` entry: `{name: {type, required, read_only, label, …}}`. */
-  describe(): Record<string, Record<string, unknown>>;
-}
-
-/** DRF's default label: the name with underscores as spaces, first letter capital. */
-function labelFor(name: string): string {
-  const words = name.replace(/_/g, ' ');
-  return words.charAt(0).toUpperCase() + words.slice(1);
-}
-
-export function fields<S extends Shape>(shape: S): FieldSet<S> {
-  return {
-    shape,
-    validate(data, options = {}) {
-      if (data === null || data === undefined) {
-        throw new ValidationError({ [options.nonFieldErrorsKey ?? 'non_field_errors']: ['No data provided'] });
-      }
-      if (typeof data !== 'object' || Array.isArray(data)) {
-        const kind = data === null ? 'NoneType' : Array.isArray(data) ? 'list' : typeof data === 'string' ? 'str' : typeof data;
-        throw new ValidationError({
-          [options.nonFieldErrorsKey ?? 'non_field_errors']: [`Invalid data. Expected a dictionary, but got ${kind}.`],
-        });
-      }
-      const input = data as Record<string, unknown>;
-      const out: Record<string, unknown> = {};
-      const errors: Record<string, string[]> = {};
-      for (const [name, field] of Object.entries(shape)) {
-        const present = Object.hasOwn(input, name) && input[name] !== undefined;
-        if (!present) {
-          if (options.partial) continue;
-          if (field.default !== undefined) out[name] = field.default;
-          else if (field.required) errors[name] = ['This field is required.'];
-          continue;
-        }
-        const value = input[name];
-        if (value === null) {
-          if (field.allowNull) out[name] = null;
-          else errors[name] = ['This field may not be null.'];
-          continue;
-        }
-        try {
-          out[name] = field.toInternal(value);
-        } catch (err) {
-          if (err instanceof FieldError) errors[name] = err.messages;
-          else throw err;
-        }
-      }
-      if (Object.keys(errors).length > 0) throw new ValidationError(errors);
-      return out as Partial<Output<S>> & Record<string, unknown>;
-    },
-    describe() {
-      const out: Record<string, Record<string, unknown>> = {};
-      for (const [name, field] of Object.entries(shape)) {
-        const { type, ...limits } = field.describe();
-        out[name] = { type, required: field.required, read_only: false, label: labelFor(name), ...limits };
-      }
-      return out;
-    },
-    jsonSchema() {
-      const properties: Record<string, unknown> = {};
-      const required: string[] = [];
-      for (const [name, field] of Object.entries(shape)) {
-        properties[name] = field.jsonSchema();
-        if (field.required) required.push(name);
-      }
-      return { type: 'object', properties, ...(required.length && { required }) };
-    },
+/**
+ * DRF's `DateTimeField`: ISO 8601 in (`2024-05-01T12:30`, seconds,
+ * fractions and an offset optional; without an offset the time is UTC, as
+ * Django with `TIME_ZONE = 'UTC'`), a `Date` inside, ISO 8601 with `Z` out
+ * (`2024-05-01T12:30:00Z`, microseconds only when not zero, as Python's
+ * `isoformat`).
+ */
+export class DateTimeField extends Field<Date, string> {
+  readonly kind = 'datetime';
+  override readonly inputType = 'datetime-local';
+  static override defaultMessages: Readonly<Record<string, string>> = {
+    invalid: 'Datetime has wrong format. Use one of these formats instead: {format}.',
+    date: 'Expected a datetime but got a date.',
   };
+  toInternal(value: unknown): Date {
+    const format = 'YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z]';
+    const m = typeof value === 'string' ? DATETIME_RE.exec(value.trim()) : null;
+    if (!m) this.fail('invalid', { format });
+    const [y, mo, d, h, mi] = [1, 2, 3, 4, 5].map((i) => Number(m[i]));
+    const s = Number(m[6] ?? 0);
+    const micros = Number((m[7] ?? '').padEnd(6, '0') || 0);
+    if (!validDate(y!, mo!, d!) || h! > 23 || mi! > 59 || s > 59) this.fail('invalid', { format });
+    let offsetMinutes = 0;
+    const tz = m[8];
+    if (tz && tz !== 'Z') {
+      const t = /^([+-])(\d{2}):?(\d{2})?$/.exec(tz)!;
+      offsetMinutes = (t[1] === '-' ? -1 : 1) * (Number(t[2]) * 60 + Number(t[3] ?? 0));
+      if (Math.abs(offsetMinutes) >= 24 * 60) this.fail('invalid', { format });
+    }
+    const ms = Date.UTC(y!, mo! - 1, d!, h!, mi!, s, Math.floor(micros / 1000)) - offsetMinutes * 60_000;
+    const date = new Date(ms);
+    if (Number.isNaN(date.getTime())) this.fail('invalid', { format });
+    return date;
+  }
+  toRepresentation(value: unknown): string {
+    const date = value instanceof Date ? value : new Date(String(value));
+    if (Number.isNaN(date.getTime())) return String(value);
+    const iso = date.toISOString();
+    const ms = date.getUTCMilliseconds();
+    return `${iso.slice(0, 19)}${ms ? `.${pad(ms, 3)}000` : ''}Z`;
+  }
+  valueSchema(): JsonSchema {
+    return { type: 'string', format: 'date-time' };
+  }
 }
+
+/** DRF's `TimeField`: `hh:mm[:ss[.uuuuuu]]`, kept and rendered as `hh:mm:ss[.uuuuuu]`. */
+export class TimeField extends Field<string, string> {
+  readonly kind = 'time';
+  override readonly inputType = 'time';
+  static override defaultMessages: Readonly<Record<string, string>> = { invalid: 'Time has wrong format. Use one of these formats instead: {format}.' };
+  toInternal(value: unknown): string {
+    const format = 'hh:mm[:ss[.uuuuuu]]';
+    const m = typeof value === 'string' ? TIME_RE.exec(value) : null;
+    if (!m) this.fail('invalid', { format });
+    const [h, mi, s] = [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)];
+    if (h > 23 || mi > 59 || s > 59) this.fail('invalid', { format });
+    const micros = (m[4] ?? '').padEnd(6, '0');
+    return `${pad(h)}:${pad(mi)}:${pad(s)}${m[4] && Number(micros) !== 0 ? `.${micros}` : ''}`;
+  }
+  toRepresentation(value: unknown): string {
+    return String(value);
+  }
+  valueSchema(): JsonSchema {
+    return { type: 'string', format: 'time' };
+  }
+}
+
+// ------------------------------------------------------------------ choices
+
+type ChoiceValue = string | number;
+/** `['a', 'b']`, or `{ a: 'Display A' }`, or `[['a', 'Display A']]`. */
+export type Choices<C extends ChoiceValue> = readonly C[] | readonly (readonly [C, string])[] | Readonly<Record<C, string>>;
+
+function choicePairs<C extends ChoiceValue>(choices: Choices<C>): [C, string][] {
+  if (Array.isArray(choices)) {
+    return (choices as readonly (C | readonly [C, string])[]).map((c) => (Array.isArray(c) ? [c[0], c[1]] : [c as C, String(c)]));
+  }
+  return Object.entries(choices as Record<string, string>).map(([k, v]) => [k as C, v]);
+}
+
+export interface ChoiceOptions<C> extends FieldOptions<C> {
+  allowBlank?: boolean;
+}
+
+/** DRF's `ChoiceField`: the value must be one of `choices` (compared as strings, as DRF does: `1` matches `"1"`). */
+export class ChoiceField<C extends ChoiceValue = string> extends Field<C, C> {
+  readonly kind: string = 'choice';
+  override readonly inputType: string = 'select';
+  static override defaultMessages: Readonly<Record<string, string>> = { invalid_choice: '"{input}" is not a valid choice.' };
+  readonly choices: readonly [C, string][];
+  protected readonly byString: Map<string, C>;
+  readonly allowBlank: boolean;
+  constructor(choices: Choices<C>, options: ChoiceOptions<C> = {}) {
+    super(options);
+    this.choices = choicePairs(choices);
+    this.byString = new Map(this.choices.map(([v]) => [String(v), v]));
+    this.allowBlank = options.allowBlank ?? false;
+  }
+  toInternal(value: unknown): C {
+    if (value === '' && this.allowBlank) return '' as C;
+    const key = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? pythonStr(value) : null;
+    const found = key === null ? undefined : this.byString.get(key);
+    if (found === undefined) this.fail('invalid_choice', { input: pythonStr(value) });
+    return found;
+  }
+  toRepresentation(value: unknown): C {
+    return (this.byString.get(String(value)) ?? value) as C;
+  }
+  valueSchema(): JsonSchema {
+    const values = this.choices.map(([v]) => v);
+    const types = [...new Set(values.map((v) => (typeof v === 'number' ? (Number.isInteger(v) ? 'integer' : 'number') : 'string')))];
+    return { ...(types.length === 1 ? { type: types[0] } : {}), enum: values };
+  }
+  override choiceList(): { value: string | number; displayName: string }[] {
+    return this.choices.map(([value, displayName]) => ({ value, displayName }));
+  }
+  override limits(): Record<string, unknown> {
+    return { choices: this.choices.map(([value, display_name]) => ({ value, display_name })) };
+  }
+}
+
+export interface MultipleChoiceOptions<C> extends FieldOptions<C[]> {
+  /** An empty list is accepted (default true). */
+  allowEmpty?: boolean;
+}
+
+/** DRF's `MultipleChoiceField`: a list of choices, each once. */
+export class MultipleChoiceField<C extends ChoiceValue = string> extends Field<C[], C[]> {
+  readonly kind = 'multiple choice';
+  override readonly inputType = 'select';
+  static override defaultMessages: Readonly<Record<string, string>> = {
+    invalid_choice: '"{input}" is not a valid choice.',
+    not_a_list: 'Expected a list of items but got type "{input_type}".',
+    empty: 'This selection may not be empty.',
+  };
+  private readonly inner: ChoiceField<C>;
+  readonly allowEmpty: boolean;
+  constructor(choices: Choices<C>, options: MultipleChoiceOptions<C> = {}) {
+    super(options);
+    this.inner = new ChoiceField(choices, { errorMessages: options.errorMessages });
+    this.allowEmpty = options.allowEmpty ?? true;
+  }
+  toInternal(value: unknown): C[] {
+    if (typeof value === 'string' || !Array.isArray(value)) this.fail('not_a_list', { input_type: pythonType(value) });
+    if (value.length === 0 && !this.allowEmpty) this.fail('empty');
+    const out: C[] = [];
+    for (const item of value) {
+      const c = this.inner.toInternal(item);
+      if (!out.includes(c)) out.push(c);
+    }
+    return out;
+  }
+  toRepresentation(value: unknown): C[] {
+    return [...(value as Iterable<unknown>)].map((v) => this.inner.toRepresentation(v));
+  }
+  valueSchema(): JsonSchema {
+    return { type: 'array', items: this.inner.valueSchema(), uniqueItems: true };
+  }
+  override choiceList(): { value: string | number; displayName: string }[] {
+    return this.inner.choiceList();
+  }
+  override limits(): Record<string, unknown> {
+    return this.inner.limits();
+  }
+}
+
+// ------------------------------------------------------------------ containers
+
+type AnyField = Field<unknown, unknown, FieldFlags>;
+
+function isThenable(v: unknown): v is PromiseLike<unknown> {
+  return typeof (v as { then?: unknown } | null)?.then === 'function';
+}
+
+export interface ListOptions<T> extends FieldOptions<T[]> {
+  allowEmpty?: boolean;
+  minLength?: number;
+  maxLength?: number;
+}
+
+/** DRF's `ListField(child=…)`: a list whose items the child validates; errors are keyed by index. */
+export class ListField<I, O> extends Field<I[], O[]> {
+  readonly kind = 'list';
+  override readonly inputType = 'textarea';
+  static override defaultMessages: Readonly<Record<string, string>> = {
+    not_a_list: 'Expected a list of items but got type "{input_type}".',
+    empty: 'This list may not be empty.',
+    min_length: 'Ensure this field has at least {min_length} elements.',
+    max_length: 'Ensure this field has no more than {max_length} elements.',
+  };
+  readonly allowEmpty: boolean;
+  readonly minLength: number | undefined;
+  readonly maxLength: number | undefined;
+  constructor(readonly child: Field<I, O, FieldFlags>, options: ListOptions<I> = {}) {
+    super(options);
+    this.allowEmpty = options.allowEmpty ?? true;
+    this.minLength = options.minLength;
+    this.maxLength = options.maxLength;
+  }
+  async toInternal(value: unknown, ctx: FieldContext): Promise<I[]> {
+    if (typeof value === 'string' || !Array.isArray(value)) this.fail('not_a_list', { input_type: pythonType(value) });
+    if (value.length === 0 && !this.allowEmpty) this.fail('empty');
+    const sizeErrors: string[] = [];
+    if (this.maxLength !== undefined && value.length > this.maxLength) sizeErrors.push(this.message('max_length', { max_length: this.maxLength }));
+    if (this.minLength !== undefined && value.length < this.minLength) sizeErrors.push(this.message('min_length', { min_length: this.minLength }));
+    if (sizeErrors.length > 0) throw new FieldError(sizeErrors);
+    const out: I[] = [];
+    const errors: Record<string, import('../exceptions.js').ErrorDetail> = {};
+    for (let i = 0; i < value.length; i++) {
+      try {
+        out.push(await runChild(this.child, value[i], ctx));
+      } catch (err) {
+        if (!(err instanceof FieldError)) throw err;
+        errors[String(i)] = err.detail;
+      }
+    }
+    if (Object.keys(errors).length > 0) throw new FieldError(errors);
+    return out;
+  }
+  toRepresentation(value: unknown, ctx: FieldContext): O[] {
+    return [...(value as Iterable<unknown>)].map((v) => (v === null || v === undefined ? null : this.child.toRepresentation(v, ctx)) as O);
+  }
+  valueSchema(mode: SchemaMode): JsonSchema {
+    const out: JsonSchema = { type: 'array', items: this.child.jsonSchema(mode) };
+    setIf(out, 'minItems', this.minLength ?? (this.allowEmpty ? undefined : 1));
+    setIf(out, 'maxItems', this.maxLength);
+    return out;
+  }
+  override limits(): Record<string, unknown> {
+    const out: Record<string, unknown> = { child: { type: this.child.kind, ...this.child.limits() } };
+    setIf(out, 'min_length', this.minLength);
+    setIf(out, 'max_length', this.maxLength);
+    return out;
+  }
+}
+
+/** A child value, null handled as DRF's `run_validation` does. */
+export async function runChild<I>(child: Field<I, unknown, FieldFlags>, value: unknown, ctx: FieldContext): Promise<I> {
+  if (value === null || value === undefined) {
+    if (child.allowNull) return null as I;
+    child.fail('null');
+  }
+  const out = child.toInternal(value, ctx);
+  return isThenable(out) ? await out : out;
+}
+
+export interface DictOptions<T> extends FieldOptions<Record<string, T>> {
+  allowEmpty?: boolean;
+}
+
+/** DRF's `DictField(child=…)`: an object whose values the child validates; errors are keyed by key. */
+export class DictField<I, O> extends Field<Record<string, I>, Record<string, O>> {
+  readonly kind = 'nested object';
+  override readonly inputType = 'textarea';
+  static override defaultMessages: Readonly<Record<string, string>> = {
+    not_a_dict: 'Expected a dictionary of items but got type "{input_type}".',
+    empty: 'This dictionary may not be empty.',
+  };
+  readonly allowEmpty: boolean;
+  constructor(readonly child: Field<I, O, FieldFlags>, options: DictOptions<I> = {}) {
+    super(options);
+    this.allowEmpty = options.allowEmpty ?? true;
+  }
+  async toInternal(value: unknown, ctx: FieldContext): Promise<Record<string, I>> {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) this.fail('not_a_dict', { input_type: pythonType(value) });
+    const entries = Object.entries(value as Record<string, unknown>);
+    if (entries.length === 0 && !this.allowEmpty) this.fail('empty');
+    const out: Record<string, I> = {};
+    const errors: Record<string, import('../exceptions.js').ErrorDetail> = {};
+    for (const [key, item] of entries) {
+      try {
+        Object.defineProperty(out, key, { value: await runChild(this.child, item, ctx), enumerable: true, writable: true, configurable: true });
+      } catch (err) {
+        if (!(err instanceof FieldError)) throw err;
+        errors[key] = err.detail;
+      }
+    }
+    if (Object.keys(errors).length > 0) throw new FieldError(errors);
+    return out;
+  }
+  toRepresentation(value: unknown, ctx: FieldContext): Record<string, O> {
+    const out: Record<string, O> = {};
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+      Object.defineProperty(out, k, { value: v === null ? null : this.child.toRepresentation(v, ctx), enumerable: true, writable: true, configurable: true });
+    }
+    return out;
+  }
+  valueSchema(mode: SchemaMode): JsonSchema {
+    return { type: 'object', additionalProperties: this.child.jsonSchema(mode) };
+  }
+  override limits(): Record<string, unknown> {
+    return { child: { type: this.child.kind, ...this.child.limits() } };
+  }
+}
+
+/** DRF's `JSONField`: any JSON value, as sent. */
+export class JSONField extends Field<unknown, unknown> {
+  readonly kind = 'json';
+  override readonly inputType = 'textarea';
+  toInternal(value: unknown): unknown {
+    return value;
+  }
+  toRepresentation(value: unknown): unknown {
+    return value;
+  }
+  valueSchema(): JsonSchema {
+    return {};
+  }
+}
+
+// ------------------------------------------------------------------ factories
+
+/** A string (`CharField`): trimmed, not blank unless `allowBlank`, `minLength`/`maxLength`. */
+export function string<const O extends StringOptions = {}>(options?: O): FieldOf<O, string, string> {
+  return new CharField(options) as unknown as FieldOf<O, string, string>;
+}
+/** An email address (`EmailField`). */
+export function email<const O extends StringOptions = {}>(options?: O): FieldOf<O, string, string> {
+  return new EmailField(options) as unknown as FieldOf<O, string, string>;
+}
+/** An http(s)/ftp(s) URL (`URLField`). */
+export function url<const O extends StringOptions = {}>(options?: O): FieldOf<O, string, string> {
+  return new URLField(options) as unknown as FieldOf<O, string, string>;
+}
+/** A slug (`SlugField`). */
+export function slug<const O extends StringOptions = {}>(options?: O): FieldOf<O, string, string> {
+  return new SlugField(options) as unknown as FieldOf<O, string, string>;
+}
+/** A UUID (`UUIDField`), kept as its hyphenated lower-case string. */
+export function uuid<const O extends FieldOptions<string> = {}>(options?: O): FieldOf<O, string, string> {
+  return new UUIDField(options) as unknown as FieldOf<O, string, string>;
+}
+/** An integer (`IntegerField`) with `minValue`/`maxValue`. */
+export function integer<const O extends NumberOptions = {}>(options?: O): FieldOf<O, number, number> {
+  return new IntegerField(options) as unknown as FieldOf<O, number, number>;
+}
+/** A number (`FloatField`) with `minValue`/`maxValue`. */
+export function float<const O extends NumberOptions = {}>(options?: O): FieldOf<O, number, number> {
+  return new FloatField(options) as unknown as FieldOf<O, number, number>;
+}
+/** A decimal (`DecimalField`), as a string with `decimalPlaces` places. */
+export function decimal<const O extends DecimalOptions>(options: O): FieldOf<O, string, string> {
+  return new DecimalField(options) as unknown as FieldOf<O, string, string>;
+}
+/** A boolean (`BooleanField`) with DRF's accepted spellings. */
+export function boolean<const O extends FieldOptions<boolean> = {}>(options?: O): FieldOf<O, boolean, boolean> {
+  return new BooleanField(options) as unknown as FieldOf<O, boolean, boolean>;
+}
+/** A date (`DateField`), `YYYY-MM-DD`. */
+export function date<const O extends FieldOptions<string> = {}>(options?: O): FieldOf<O, string, string> {
+  return new DateField(options) as unknown as FieldOf<O, string, string>;
+}
+/** A date and time (`DateTimeField`): a `Date` inside, ISO 8601 with `Z` outside. */
+export function datetime<const O extends FieldOptions<Date> = {}>(options?: O): FieldOf<O, Date, string> {
+  return new DateTimeField(options) as unknown as FieldOf<O, Date, string>;
+}
+/** A time of day (`TimeField`), `hh:mm:ss`. */
+export function time<const O extends FieldOptions<string> = {}>(options?: O): FieldOf<O, string, string> {
+  return new TimeField(options) as unknown as FieldOf<O, string, string>;
+}
+/** One of `choices` (`ChoiceField`). */
+export function choice<const C extends ChoiceValue, const O extends ChoiceOptions<C> = {}>(choices: Choices<C>, options?: O): FieldOf<O, C, C> {
+  return new ChoiceField(choices, options) as unknown as FieldOf<O, C, C>;
+}
+/** Several of `choices` (`MultipleChoiceField`). */
+export function multipleChoice<const C extends ChoiceValue, const O extends MultipleChoiceOptions<C> = {}>(
+  choices: Choices<C>,
+  options?: O,
+): FieldOf<O, C[], C[]> {
+  return new MultipleChoiceField(choices, options) as unknown as FieldOf<O, C[], C[]>;
+}
+/** A list of `child` values (`ListField`). */
+export function list<I, Out, const O extends ListOptions<I> = {}>(child: Field<I, Out, FieldFlags>, options?: O): FieldOf<O, I[], Out[]> {
+  return new ListField(child, options) as unknown as FieldOf<O, I[], Out[]>;
+}
+/** An object of `child` values (`DictField`). */
+export function dict<I, Out, const O extends DictOptions<I> = {}>(
+  child: Field<I, Out, FieldFlags>,
+  options?: O,
+): FieldOf<O, Record<string, I>, Record<string, Out>> {
+  return new DictField(child, options) as unknown as FieldOf<O, Record<string, I>, Record<string, Out>>;
+}
+/** Any JSON value (`JSONField`). */
+export function json<const O extends FieldOptions<unknown> = {}>(options?: O): FieldOf<O, unknown, unknown> {
+  return new JSONField(options) as unknown as FieldOf<O, unknown, unknown>;
+}
+
+export type { AnyField };

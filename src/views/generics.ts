@@ -4,7 +4,7 @@ import type { Pagination, PaginationClass, Source } from '../pagination/base.js'
 import { ApiError, NotFound, ValidationError, ImproperlyConfigured } from '../exceptions.js';
 import { Response } from '../response.js';
 import { APIView } from './api-view.js';
-import type { FieldSet } from '../serializers/fields.js';
+import type { InputOf, Serializer, Shape } from '../serializers/serializer.js';
 import { findOne, listAll } from './source.js';
 import { converters, type PathConverter } from '../routing/converters.js';
 
@@ -20,12 +20,18 @@ export interface ValidateContext<T> {
   readonly instance: T | null;
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnySerializer = Serializer<any>;
+/** The validated input of a view's serializer (any object when it has none). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type ViewInput<S> = S extends Serializer<infer F extends Shape> ? InputOf<F> : Record<string, any>;
+
 /**
  * The base of list/detail views over a source (an array or a Kysely select
  * builder), as DRF's `GenericAPIView`. Override `getQueryset` for the items,
  * `serialize` for their JSON, `validate` and `perform*` for writes.
  */
-export class GenericAPIView<T = any> extends APIView {
+export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> extends APIView {
   /** Pagination for list responses; `null` switches it off, `undefined` = DEFAULT_PAGINATION_CLASS. */
   paginationClass?: PaginationClass | null;
   /** The field objects are looked up by. */
@@ -42,12 +48,14 @@ export class GenericAPIView<T = any> extends APIView {
   lookupValueConverter?: string;
 
   /**
-   * The body create/update accept (`fields({...})`): the default `validate`
-   * checks it, and OPTIONS describes it under `actions`, as DRF does with a
-   * serializer.
+   * The serializer (`serializer({...})`): `serialize` renders items with it,
+   * the default `validate` checks bodies with it, OPTIONS describes it under
+   * `actions`, and OpenAPI builds the view's schemas from it. Give its type
+   * as the view's second type argument (`ModelViewSet<Book, typeof
+   * BookSerializer>`) and `performCreate`/`performUpdate` receive its
+   * validated input type.
    */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  inputFields?: FieldSet<any>;
+  serializer?: S;
 
   private _paginator: Pagination<T> | null = null;
   private _lookupConverter: PathConverter | null = null;
@@ -76,9 +84,9 @@ export class GenericAPIView<T = any> extends APIView {
     return source;
   }
 
-  /** The JSON form of one item; the request is in `ctx` for building links. */
-  serialize(item: T, _ctx: SerializeContext): unknown {
-    return item;
+  /** The JSON form of one item (the serializer's, if any); the request is in `ctx` for building links. */
+  serialize(item: T, ctx: SerializeContext): unknown {
+    return this.serializer ? this.serializer.toRepresentation(item, ctx) : item;
   }
 
   serializeMany(items: readonly T[], req: ApiRequest): unknown[] {
@@ -133,11 +141,20 @@ export class GenericAPIView<T = any> extends APIView {
 
   /**
    * Checks input for create/update; throws `ValidationError` with a field
-   * map. The default accepts any JSON object.
+   * map. The default runs the serializer (only the fields sent when
+   * `ctx.partial`), or accepts any JSON object without one. An override
+   * adds object-level checks (DRF's `validate(attrs)`) and must return every
+   * required field when `ctx.partial` is false.
    */
-  validate(data: unknown, ctx: ValidateContext<T>): Record<string, unknown> | Promise<Record<string, unknown>> {
-    if (this.inputFields) {
-      return this.inputFields.validate(data, { partial: ctx.partial, nonFieldErrorsKey: this.app.settings.NON_FIELD_ERRORS_KEY });
+  async validate(data: unknown, ctx: ValidateContext<T>): Promise<Partial<ViewInput<S>>> {
+    if (this.serializer) {
+      return this.serializer.validate(data, {
+        request: ctx.request,
+        partial: ctx.partial,
+        instance: ctx.instance,
+        view: this,
+        nonFieldErrorsKey: this.app.settings.NON_FIELD_ERRORS_KEY,
+      }) as Promise<Partial<ViewInput<S>>>;
     }
     if (data === null || typeof data !== 'object' || Array.isArray(data)) {
       const kind = data === null ? 'NoneType' : Array.isArray(data) ? 'list' : typeof data === 'string' ? 'str' : typeof data;
@@ -145,14 +162,15 @@ export class GenericAPIView<T = any> extends APIView {
         [this.app.settings.NON_FIELD_ERRORS_KEY]: [`Invalid data. Expected a dictionary, but got ${kind}.`],
       });
     }
-    return data as Record<string, unknown>;
+    return data as Partial<ViewInput<S>>;
   }
 
-  performCreate(_req: ApiRequest, _data: Record<string, unknown>): T | Promise<T> {
+  performCreate(_req: ApiRequest, _data: ViewInput<S>): T | Promise<T> {
     throw new ImproperlyConfigured(`${this.constructor.name} must override performCreate().`);
   }
 
-  performUpdate(_req: ApiRequest, _instance: T, _data: Record<string, unknown>): T | Promise<T> {
+  /** PUT and PATCH: with PATCH only the fields sent are present. */
+  performUpdate(_req: ApiRequest, _instance: T, _data: Partial<ViewInput<S>>): T | Promise<T> {
     throw new ImproperlyConfigured(`${this.constructor.name} must override performUpdate().`);
   }
 
@@ -169,11 +187,11 @@ export class GenericAPIView<T = any> extends APIView {
   /**
    * OPTIONS, with DRF's `actions`: for POST and PUT, when the view allows
    * them and this client would pass the permission checks (and, for PUT,
-   * the object exists), the fields `inputFields` accepts.
+   * the object exists), the serializer's fields.
    */
   override async options(req: ApiRequest): Promise<Response> {
     const body = this.metadata();
-    if (this.inputFields) {
+    if (this.serializer) {
       const actions: Record<string, unknown> = {};
       for (const method of ['PUT', 'POST'] as const) {
         if (!this.allowedMethods.includes(method)) continue;
@@ -185,7 +203,7 @@ export class GenericAPIView<T = any> extends APIView {
           if (err instanceof ApiError) continue;
           throw err;
         }
-        actions[method] = this.inputFields.describe();
+        actions[method] = this.serializer.describe();
       }
       if (Object.keys(actions).length > 0) body['actions'] = actions;
     }
@@ -208,7 +226,8 @@ export class GenericAPIView<T = any> extends APIView {
 
   async create(req: ApiRequest): Promise<Response> {
     const data = await this.validate(req.data, { request: req, partial: false, instance: null });
-    const obj = await this.performCreate(req, data);
+    // Non-partial validation returned every required field.
+    const obj = await this.performCreate(req, data as ViewInput<S>);
     const body = this.serialize(obj, { request: req, view: this });
     return new Response(body, { status: 201, headers: this.getSuccessHeaders(body) });
   }
@@ -232,44 +251,44 @@ export class GenericAPIView<T = any> extends APIView {
 }
 
 /** GET a list. */
-export class ListAPIView<T = any> extends GenericAPIView<T> {
+export class ListAPIView<T = any, S extends AnySerializer = AnySerializer> extends GenericAPIView<T, S> {
   get(req: ApiRequest) { return this.list(req); }
 }
 /** GET one object. */
-export class RetrieveAPIView<T = any> extends GenericAPIView<T> {
+export class RetrieveAPIView<T = any, S extends AnySerializer = AnySerializer> extends GenericAPIView<T, S> {
   get(req: ApiRequest) { return this.retrieve(req); }
 }
 /** POST to create. */
-export class CreateAPIView<T = any> extends GenericAPIView<T> {
+export class CreateAPIView<T = any, S extends AnySerializer = AnySerializer> extends GenericAPIView<T, S> {
   post(req: ApiRequest) { return this.create(req); }
 }
 /** PUT / PATCH one object. */
-export class UpdateAPIView<T = any> extends GenericAPIView<T> {
+export class UpdateAPIView<T = any, S extends AnySerializer = AnySerializer> extends GenericAPIView<T, S> {
   put(req: ApiRequest) { return this.update(req); }
   patch(req: ApiRequest) { return this.partialUpdate(req); }
 }
 /** DELETE one object. */
-export class DestroyAPIView<T = any> extends GenericAPIView<T> {
+export class DestroyAPIView<T = any, S extends AnySerializer = AnySerializer> extends GenericAPIView<T, S> {
   delete(req: ApiRequest) { return this.destroy(req); }
 }
 /** GET a list, POST to create. */
-export class ListCreateAPIView<T = any> extends GenericAPIView<T> {
+export class ListCreateAPIView<T = any, S extends AnySerializer = AnySerializer> extends GenericAPIView<T, S> {
   get(req: ApiRequest) { return this.list(req); }
   post(req: ApiRequest) { return this.create(req); }
 }
 /** GET, PUT, PATCH one object. */
-export class RetrieveUpdateAPIView<T = any> extends GenericAPIView<T> {
+export class RetrieveUpdateAPIView<T = any, S extends AnySerializer = AnySerializer> extends GenericAPIView<T, S> {
   get(req: ApiRequest) { return this.retrieve(req); }
   put(req: ApiRequest) { return this.update(req); }
   patch(req: ApiRequest) { return this.partialUpdate(req); }
 }
 /** GET, DELETE one object. */
-export class RetrieveDestroyAPIView<T = any> extends GenericAPIView<T> {
+export class RetrieveDestroyAPIView<T = any, S extends AnySerializer = AnySerializer> extends GenericAPIView<T, S> {
   get(req: ApiRequest) { return this.retrieve(req); }
   delete(req: ApiRequest) { return this.destroy(req); }
 }
 /** GET, PUT, PATCH, DELETE one object. */
-export class RetrieveUpdateDestroyAPIView<T = any> extends GenericAPIView<T> {
+export class RetrieveUpdateDestroyAPIView<T = any, S extends AnySerializer = AnySerializer> extends GenericAPIView<T, S> {
   get(req: ApiRequest) { return this.retrieve(req); }
   put(req: ApiRequest) { return this.update(req); }
   patch(req: ApiRequest) { return this.partialUpdate(req); }

@@ -1,6 +1,10 @@
 import type { ApiRequest } from '../request.js';
 import { APIView, type Handler } from './api-view.js';
 import { GenericAPIView } from './generics.js';
+import type { Serializer } from '../serializers/serializer.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnySerializer = Serializer<any>;
 
 /** HTTP method -> action name, e.g. `{ get: 'list', post: 'create' }`. */
 export type ActionMap = Readonly<Partial<Record<'get' | 'post' | 'put' | 'patch' | 'delete', string>>>;
@@ -48,7 +52,7 @@ export class ViewSet extends APIView {
 }
 
 /** A viewset over a source with the generic views' machinery. */
-export class GenericViewSet<T = any> extends GenericAPIView<T> {
+export class GenericViewSet<T = any, S extends AnySerializer = AnySerializer> extends GenericAPIView<T, S> {
   actionMap: ActionMap | null = null;
 
   static asView<V extends GenericViewSet>(this: ViewSetCtor<V>, actions: ActionMap, init: Partial<V> = {}): V {
@@ -66,11 +70,11 @@ export class GenericViewSet<T = any> extends GenericAPIView<T> {
 }
 
 /** list + retrieve. */
-export class ReadOnlyModelViewSet<T = any> extends GenericViewSet<T> {
+export class ReadOnlyModelViewSet<T = any, S extends AnySerializer = AnySerializer> extends GenericViewSet<T, S> {
   static readonly routerActions = ['list', 'retrieve'];
 }
 
 /** list, create, retrieve, update, partialUpdate, destroy. */
-export class ModelViewSet<T = any> extends GenericViewSet<T> {
+export class ModelViewSet<T = any, S extends AnySerializer = AnySerializer> extends GenericViewSet<T, S> {
   static readonly routerActions = ['list', 'create', 'retrieve', 'update', 'partialUpdate', 'destroy'];
 }

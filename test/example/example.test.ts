@@ -95,7 +95,7 @@ describe.each(testDatabases())('the example service on $name', ({ open }) => {
   });
 
   it('anonymous writes are refused; a signed-in user creates, validates and deletes', async () => {
-    const payload = { title: 'A new book', author: 1, year: 2024, isbn: '9780000000001' };
+    const payload = { title: 'A new book', author: 'http://localhost:80/api/authors/1/', year: 2024, isbn: '9780000000001' };
     const anonymous = await app.inject({ method: 'POST', url: '/api/books/', payload });
     // Session is the first scheme, and it has no WWW-Authenticate: 403, as DRF.
     expect(anonymous.statusCode).toBe(403);
@@ -106,6 +106,7 @@ describe.each(testDatabases())('the example service on $name', ({ open }) => {
     expect(invalid.statusCode).toBe(400);
     expect(invalid.json()).toEqual({
       title: ['This field may not be blank.'],
+      author: ['Incorrect type. Expected URL string, received int.'],
       year: ['This field is required.'],
       isbn: ['This field is required.'],
     });
@@ -114,14 +115,50 @@ describe.each(testDatabases())('the example service on $name', ({ open }) => {
     const book = created.json();
     expect(created.headers['location']).toBe(book.url);
     expect(book).toMatchObject({ title: 'A new book', author: 'http://localhost:80/api/authors/1/', year: 2024 });
-    const missingAuthor = await app.inject({ method: 'PATCH', url: new URL(book.url).pathname, payload: { author: 99999 }, headers: { authorization: auth } });
+    const missingAuthor = await app.inject({ method: 'PATCH', url: new URL(book.url).pathname, payload: { author: 'http://localhost:80/api/authors/99999/' }, headers: { authorization: auth } });
     expect(missingAuthor.statusCode).toBe(400);
-    expect(missingAuthor.json()).toEqual({ author: ['Invalid pk "99999" - object does not exist.'] });
+    expect(missingAuthor.json()).toEqual({ author: ['Invalid hyperlink - Object does not exist.'] });
     const deleted = await app.inject({ method: 'DELETE', url: new URL(book.url).pathname, headers: { authorization: auth } });
     expect(deleted.statusCode).toBe(204);
     const gone = await app.inject({ url: new URL(book.url).pathname });
     expect(gone.statusCode).toBe(404);
     expect(gone.json()).toEqual({ detail: 'No Book matches the given query.' });
+  });
+
+  it('fetch-modify-save: a book PUT back as fetched is accepted, author hyperlink included', async () => {
+    const auth = basic(DEMO_USER.username, DEMO_USER.password);
+    const fetched = await app.inject({ url: '/api/books/2/' });
+    expect(fetched.statusCode).toBe(200);
+    const book = fetched.json();
+    expect(book.author).toMatch(/^http:\/\/localhost:80\/api\/authors\/\d+\/$/);
+    const saved = await app.inject({ method: 'PUT', url: '/api/books/2/', payload: { ...book, title: `${book.title} (2nd ed.)` }, headers: { authorization: auth } });
+    expect(saved.statusCode).toBe(200);
+    expect(saved.headers['content-type']).toBe('application/json');
+    expect(saved.json()).toEqual({ ...book, title: `${book.title} (2nd ed.)` });
+    const moved = await app.inject({ method: 'PATCH', url: '/api/books/2/', payload: { author: '/api/authors/3/' }, headers: { authorization: auth } });
+    expect(moved.statusCode).toBe(200);
+    expect(moved.json().author).toBe('http://localhost:80/api/authors/3/');
+    const restore = await app.inject({ method: 'PUT', url: '/api/books/2/', payload: book, headers: { authorization: auth } });
+    expect(restore.statusCode).toBe(200);
+  });
+
+  it('a hyperlink that names no route, the wrong route or no object gets DRF\'s messages', async () => {
+    const auth = basic(DEMO_USER.username, DEMO_USER.password);
+    const send = (author: unknown) => app.inject({ method: 'PATCH', url: '/api/books/2/', payload: { author }, headers: { authorization: auth } });
+    const cases: [unknown, string][] = [
+      ['http://localhost:80/nowhere/', 'Invalid hyperlink - No URL match.'],
+      ['http://localhost:80/api/books/1/', 'Invalid hyperlink - Incorrect URL match.'],
+      ['http://localhost:80/api/authors/123456/', 'Invalid hyperlink - Object does not exist.'],
+      ['%E0%A4%A', 'Invalid hyperlink - No URL match.'],
+      [7, 'Incorrect type. Expected URL string, received int.'],
+      [{ url: 'x' }, 'Incorrect type. Expected URL string, received dict.'],
+    ];
+    for (const [author, message] of cases) {
+      const res = await send(author);
+      expect(res.statusCode).toBe(400);
+      expect(res.headers['content-type']).toBe('application/json');
+      expect(res.json()).toEqual({ author: [message] });
+    }
   });
 
   it('OPTIONS lists the book fields under actions only for a client allowed to write', async () => {

@@ -1,0 +1,4 @@
+export * from './field.js';
+export * from './fields.js';
+export * from './relations.js';
+export * from './serializer.js';

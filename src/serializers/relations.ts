@@ -1,0 +1,282 @@
+import type { Source } from '../pagination/base.js';
+import type { ApiRequest } from '../request.js';
+import { reverse } from '../routing/reverse.js';
+import { NamespaceVersioning } from '../versioning/namespace.js';
+import { findOne } from '../views/source.js';
+import { Field, pythonType, type FieldContext, type FieldFlags, type FieldOf, type FieldOptions, type JsonSchema } from './field.js';
+import { IntegerField } from './fields.js';
+
+/** Where a related field looks objects up: an array or a Kysely select builder, per request. */
+export type RelatedQueryset<R> = (request: ApiRequest) => Source<R> | Promise<Source<R>>;
+
+export interface RelatedOptions<R> extends FieldOptions<R> {
+  /** The objects a value may name; required unless `readOnly`. */
+  queryset?: RelatedQueryset<R>;
+}
+
+/**
+ * The base of DRF's related fields: the internal value is the related
+ * object (looked up in `queryset`), the representation is computed from the
+ * attribute the field reads, which may be the object itself or just its key
+ * (a foreign-key column such as `author_id`), so rendering a page never
+ * queries the database.
+ */
+export abstract class RelatedField<R, Out> extends Field<R, Out> {
+  readonly kind = 'field';
+  override readonly inputType = 'select';
+  readonly queryset: RelatedQueryset<R> | undefined;
+
+  constructor(options: RelatedOptions<R>) {
+    super(options);
+    this.queryset = options.queryset;
+    if (!this.readOnly && !this.queryset) {
+      throw new TypeError('Relational field must provide a `queryset` argument, or set readOnly: true.');
+    }
+  }
+
+  /** The related objects for `request` (for lookups and for a form's select). */
+  async getQueryset(request: ApiRequest | null): Promise<Source<R>> {
+    if (!this.queryset) throw new TypeError('This related field is read-only: it has no queryset.');
+    if (!request) throw new TypeError('A related field needs the request to look objects up.');
+    return this.queryset(request);
+  }
+
+  /** The object whose `field` equals `value`, or `undefined`. */
+  protected async lookup(field: string, value: unknown, ctx: FieldContext): Promise<R | undefined> {
+    return findOne(await this.getQueryset(ctx.request), field, value);
+  }
+
+  /** The key of a rendered value: the attribute itself, or `field` of an object. */
+  protected keyOf(value: unknown, field: string): unknown {
+    return value !== null && typeof value === 'object' && !(value instanceof Date) ? (value as Record<string, unknown>)[field] : value;
+  }
+}
+
+// ------------------------------------------------------------------ primary key
+
+export interface PrimaryKeyRelatedOptions<R> extends RelatedOptions<R> {
+  /** The attribute holding the key (default `id`). */
+  pkAttribute?: string;
+  /** Validates and renders the key (default: an integer, as an auto-increment id). */
+  pkField?: Field<unknown, unknown, FieldFlags>;
+}
+
+/**
+ * DRF's `PrimaryKeyRelatedField`: `{"author": 3}` in, the author row inside,
+ * `3` out.
+ */
+export class PrimaryKeyRelatedField<R, K = number> extends RelatedField<R, K> {
+  static override defaultMessages: Readonly<Record<string, string>> = {
+    does_not_exist: 'Invalid pk "{pk_value}" - object does not exist.',
+    incorrect_type: 'Incorrect type. Expected pk value, received {data_type}.',
+  };
+  readonly pkAttribute: string;
+  readonly pkField: Field<unknown, unknown, FieldFlags>;
+  constructor(options: PrimaryKeyRelatedOptions<R>) {
+    super(options);
+    this.pkAttribute = options.pkAttribute ?? 'id';
+    this.pkField = options.pkField ?? new IntegerField();
+  }
+  async toInternal(value: unknown, ctx: FieldContext): Promise<R> {
+    if (typeof value === 'boolean' || value === null || typeof value === 'object') this.fail('incorrect_type', { data_type: pythonType(value) });
+    let pk: unknown;
+    try {
+      pk = await this.pkField.toInternal(value, ctx);
+    } catch {
+      this.fail('incorrect_type', { data_type: pythonType(value) });
+    }
+    const obj = await this.lookup(this.pkAttribute, pk, ctx);
+    if (obj === undefined) this.fail('does_not_exist', { pk_value: String(value) });
+    return obj;
+  }
+  toRepresentation(value: unknown, ctx: FieldContext): K {
+    return this.pkField.toRepresentation(this.keyOf(value, this.pkAttribute), ctx) as K;
+  }
+  valueSchema(): JsonSchema {
+    return this.pkField.valueSchema('request');
+  }
+}
+
+// ------------------------------------------------------------------ slug
+
+export interface SlugRelatedOptions<R> extends RelatedOptions<R> {
+  /** The attribute that names an object (`username`, `isbn`). */
+  slugField: string;
+}
+
+/** DRF's `SlugRelatedField`: `{"author": "le-guin"}` in, the row inside, its `slugField` out. */
+export class SlugRelatedField<R> extends RelatedField<R, string> {
+  static override defaultMessages: Readonly<Record<string, string>> = {
+    does_not_exist: 'Object with {slug_name}={value} does not exist.',
+    invalid: 'Invalid value.',
+  };
+  readonly slugField: string;
+  constructor(options: SlugRelatedOptions<R>) {
+    super(options);
+    this.slugField = options.slugField;
+  }
+  async toInternal(value: unknown, ctx: FieldContext): Promise<R> {
+    if (typeof value !== 'string' && typeof value !== 'number') this.fail('invalid');
+    if (typeof value === 'string' && (value.length > 1000 || value.includes('\u0000'))) this.fail('invalid');
+    const obj = await this.lookup(this.slugField, value, ctx);
+    if (obj === undefined) this.fail('does_not_exist', { slug_name: this.slugField, value: String(value) });
+    return obj;
+  }
+  toRepresentation(value: unknown): string {
+    return String(this.keyOf(value, this.slugField));
+  }
+  valueSchema(): JsonSchema {
+    return { type: 'string' };
+  }
+}
+
+// ------------------------------------------------------------------ hyperlinks
+
+export interface HyperlinkOptions {
+  /** The route name of the detail view (`author-detail`, `versioned:book-detail`). */
+  viewName: string;
+  /** The attribute of the object the URL carries (default `id`). */
+  lookupField?: string;
+  /** The route parameter that holds it (default `pk`, as routers name it). */
+  lookupUrlKwarg?: string;
+}
+
+/** The URL of `key` at `viewName`, made absolute and versioned by the request, as DRF's `get_url`. */
+function hyperlink(options: Required<HyperlinkOptions>, key: unknown, ctx: FieldContext): string | null {
+  if (key === null || key === undefined || key === '') return null;
+  if (!ctx.request) {
+    throw new TypeError(`A hyperlinked field needs the request to build its URL (view "${options.viewName}").`);
+  }
+  return reverse(options.viewName, { [options.lookupUrlKwarg]: key as string | number }, { request: ctx.request });
+}
+
+/**
+ * DRF's `HyperlinkedRelatedField`: renders the related object's detail URL
+ * (absolute, carrying the request's version) and **accepts that URL back**:
+ *
+ *     PUT /api/books/7/ HTTP/1.1
+ *     Content-Type: application/json
+ *
+ *     {"title": "…", "author": "http://localhost/api/authors/3/", …}
+ *
+ * The path of the URL is resolved against the app's routes (scheme and host
+ * are not checked, as DRF); it must be the route `viewName` (in the request's
+ * version namespace with namespace versioning) and name an object of the
+ * queryset.
+ */
+export class HyperlinkedRelatedField<R> extends RelatedField<R, string> {
+  static override defaultMessages: Readonly<Record<string, string>> = {
+    no_match: 'Invalid hyperlink - No URL match.',
+    incorrect_match: 'Invalid hyperlink - Incorrect URL match.',
+    does_not_exist: 'Invalid hyperlink - Object does not exist.',
+    incorrect_type: 'Incorrect type. Expected URL string, received {data_type}.',
+  };
+  readonly link: Required<HyperlinkOptions>;
+  constructor(options: RelatedOptions<R> & HyperlinkOptions) {
+    super(options);
+    this.link = {
+      viewName: options.viewName,
+      lookupField: options.lookupField ?? 'id',
+      lookupUrlKwarg: options.lookupUrlKwarg ?? 'pk',
+    };
+  }
+
+  async toInternal(value: unknown, ctx: FieldContext): Promise<R> {
+    if (typeof value !== 'string') this.fail('incorrect_type', { data_type: pythonType(value) });
+    const request = ctx.request;
+    if (!request) throw new TypeError('A hyperlinked field needs the request to read a URL.');
+    let path = value;
+    if (/^https?:/i.test(value)) {
+      try {
+        path = new URL(value).pathname;
+      } catch {
+        this.fail('no_match');
+      }
+    } else {
+      path = value.split(/[?#]/)[0]!;
+    }
+    try {
+      path = decodeURIComponent(path);
+    } catch {
+      this.fail('no_match');
+    }
+    if (!path.startsWith('/') || path.length > 2048) this.fail('no_match');
+    const found = request.app.services.get('routes').resolve(path);
+    if (!found) this.fail('no_match');
+    const scheme = request.versioningScheme;
+    const expected = scheme instanceof NamespaceVersioning && request.version ? `${request.version}:${this.link.viewName}` : this.link.viewName;
+    if (found.route.match.viewName !== expected) this.fail('incorrect_match');
+    const key = found.params[this.link.lookupUrlKwarg];
+    if (key === undefined) this.fail('does_not_exist');
+    const obj = await this.lookup(this.link.lookupField, key, ctx);
+    if (obj === undefined) this.fail('does_not_exist');
+    return obj;
+  }
+
+  toRepresentation(value: unknown, ctx: FieldContext): string {
+    return hyperlink(this.link, this.keyOf(value, this.link.lookupField), ctx) as string;
+  }
+
+  valueSchema(): JsonSchema {
+    return { type: 'string', format: 'uri' };
+  }
+}
+
+/**
+ * DRF's `HyperlinkedIdentityField`: the instance's own URL (`url`),
+ * always read-only.
+ */
+export class HyperlinkedIdentityField extends Field<never, string> {
+  readonly kind = 'field';
+  readonly link: Required<HyperlinkOptions>;
+  constructor(options: HyperlinkOptions & Omit<FieldOptions<never>, 'readOnly' | 'writeOnly' | 'default' | 'required'>) {
+    super({ ...options, readOnly: true, source: options.source ?? '*' });
+    this.link = {
+      viewName: options.viewName,
+      lookupField: options.lookupField ?? 'id',
+      lookupUrlKwarg: options.lookupUrlKwarg ?? 'pk',
+    };
+  }
+  toInternal(): never {
+    throw new TypeError('HyperlinkedIdentityField is read-only.');
+  }
+  toRepresentation(value: unknown, ctx: FieldContext): string {
+    const key = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[this.link.lookupField] : value;
+    return hyperlink(this.link, key, ctx) as string;
+  }
+  valueSchema(): JsonSchema {
+    return { type: 'string', format: 'uri' };
+  }
+}
+
+// ------------------------------------------------------------------ factories
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+
+/** `{"author": 3}`: an object of `queryset` by primary key (`PrimaryKeyRelatedField`). */
+export function primaryKeyRelated<R, const O extends PrimaryKeyRelatedOptions<any>>(
+  options: O & { queryset?: RelatedQueryset<R> },
+): FieldOf<O, R, number> {
+  return new PrimaryKeyRelatedField(options) as unknown as FieldOf<O, R, number>;
+}
+
+/** `{"author": "le-guin"}`: an object of `queryset` by `slugField` (`SlugRelatedField`). */
+export function slugRelated<R, const O extends SlugRelatedOptions<any>>(options: O & { queryset?: RelatedQueryset<R> }): FieldOf<O, R, string> {
+  return new SlugRelatedField(options) as unknown as FieldOf<O, R, string>;
+}
+
+/** `{"author": "http://…/authors/3/"}`: an object of `queryset` by its detail URL (`HyperlinkedRelatedField`). */
+export function hyperlinkedRelated<R, const O extends RelatedOptions<any> & HyperlinkOptions>(
+  options: O & { queryset?: RelatedQueryset<R> },
+): FieldOf<O, R, string> {
+  return new HyperlinkedRelatedField(options) as unknown as FieldOf<O, R, string>;
+}
+
+/* eslint-enable @typescript-eslint/no-explicit-any */
+
+/** The instance's own URL (`HyperlinkedIdentityField`), read-only. */
+export function hyperlinkedIdentity(
+  options: HyperlinkOptions & Omit<FieldOptions<never>, 'readOnly' | 'writeOnly' | 'default' | 'required'>,
+): Field<never, string, { readOnly: true; writeOnly: false; optional: true }> {
+  return new HyperlinkedIdentityField(options) as unknown as Field<never, string, { readOnly: true; writeOnly: false; optional: true }>;
+}

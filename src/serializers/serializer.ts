@@ -1,0 +1,272 @@
+import { ValidationError, type ErrorDetail } from '../exceptions.js';
+import {
+  Field,
+  FieldError,
+  labelFor,
+  pythonType,
+  type FieldContext,
+  type FieldFlags,
+  type FieldInfo,
+  type FieldOptions,
+  type JsonSchema,
+  type SchemaMode,
+} from './field.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyField = Field<any, any, FieldFlags>;
+
+/** The fields of a serializer, by name. */
+export type Shape = Record<string, AnyField>;
+
+type Simplify<T> = { [K in keyof T]: T[K] } & {};
+type FlagOf<F extends AnyField, K extends keyof FieldFlags> = F['~types']['flags'][K];
+
+/**
+ * The validated body of a create or PUT: every writable field, optional
+ * where the declaration has a default or `required: false`.
+ */
+export type InputOf<S extends Shape> = Simplify<
+  {
+    [K in keyof S as FlagOf<S[K], 'readOnly'> extends true ? never : FlagOf<S[K], 'optional'> extends true ? never : K]: S[K]['~types']['in'];
+  } & {
+    [K in keyof S as FlagOf<S[K], 'readOnly'> extends true ? never : FlagOf<S[K], 'optional'> extends true ? K : never]?: S[K]['~types']['in'];
+  }
+>;
+
+/** The JSON of one instance: every field that is not write-only. */
+export type OutputOf<S extends Shape> = Simplify<{
+  [K in keyof S as FlagOf<S[K], 'writeOnly'> extends true ? never : K]: S[K]['~types']['out'];
+}>;
+
+/** `InputOf` / `OutputOf` of a serializer value: `type BookInput = Infer<typeof BookSerializer>['input']`. */
+export type Infer<X> = X extends Serializer<infer S> ? { input: InputOf<S>; output: OutputOf<S> } : never;
+
+export interface ValidateOptions extends Partial<FieldContext> {
+  /** DRF's `NON_FIELD_ERRORS_KEY` (default `non_field_errors`). */
+  readonly nonFieldErrorsKey?: string;
+}
+
+export interface SerializerOptions extends FieldOptions<unknown> {
+  /**
+   * The component name in OpenAPI (`Book` gives `Book`, `BookRequest`,
+   * `PatchedBookRequest`); default: the view's name.
+   */
+  name?: string;
+}
+
+/**
+ * A serializer, as DRF's `Serializer`: one declaration of a resource's
+ * fields gives the validated input type (`InputOf`), the output shape
+ * (`OutputOf`), DRF's validation messages, OPTIONS metadata, form field
+ * descriptions and OpenAPI schemas. A serializer is itself a field, so it
+ * nests (`author: AuthorSerializer`, `authors: list(AuthorSerializer)`).
+ *
+ * @example
+ * const BookSerializer = serializer({
+ *   url: hyperlinkedIdentity({ viewName: 'book-detail' }),
+ *   id: integer({ readOnly: true }),
+ *   title: string({ maxLength: 200 }),
+ *   year: integer({ minValue: 0, required: false }),
+ * }, { name: 'Book' });
+ * // InputOf<typeof BookSerializer.fields> is { title: string; year?: number }
+ */
+export class Serializer<S extends Shape> extends Field<InputOf<S>, OutputOf<S>> {
+  readonly kind = 'nested object';
+  override readonly inputType = 'fieldset';
+  static override defaultMessages: Readonly<Record<string, string>> = {
+    invalid: 'Invalid data. Expected a dictionary, but got {datatype}.',
+  };
+  readonly name: string | undefined;
+  /** Fields that are rendered, with the attribute path each reads. */
+  private readonly readable: readonly (readonly [string, AnyField, readonly string[] | null])[];
+  private readonly writable: readonly (readonly [string, AnyField])[];
+
+  constructor(readonly fields: S, options: SerializerOptions = {}) {
+    super(options);
+    this.name = options.name;
+    this.readable = Object.entries(fields)
+      .filter(([, f]) => !f.writeOnly)
+      .map(([name, f]) => [name, f, f.source === '*' ? null : (f.source ?? name).split('.')] as const);
+    this.writable = Object.entries(fields).filter(([, f]) => !f.readOnly);
+  }
+
+  /**
+   * Validates a request body, every field, and throws `ValidationError`
+   * with DRF's `{field: [messages]}` map. With `partial` (PATCH) only the
+   * fields sent are validated and returned, and defaults are not applied.
+   */
+  validate(data: unknown, options: ValidateOptions & { partial: true }): Promise<Partial<InputOf<S>>>;
+  validate(data: unknown, options?: ValidateOptions & { partial?: false }): Promise<InputOf<S>>;
+  validate(data: unknown, options?: ValidateOptions): Promise<Partial<InputOf<S>>>;
+  async validate(data: unknown, options: ValidateOptions = {}): Promise<Partial<InputOf<S>>> {
+    const key = options.nonFieldErrorsKey ?? 'non_field_errors';
+    if (data === null || data === undefined) throw new ValidationError({ [key]: ['No data provided'] });
+    try {
+      return await this.toInternal(data, { ...options, request: options.request ?? null });
+    } catch (err) {
+      if (!(err instanceof FieldError)) throw err;
+      const detail = err.detail;
+      throw new ValidationError(Array.isArray(detail) || typeof detail === 'string' ? { [key]: detail } : detail);
+    }
+  }
+
+  /** The nested form of `validate`: a dict in, errors as a `FieldError` map. */
+  async toInternal(value: unknown, ctx: FieldContext): Promise<InputOf<S>> {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      this.fail('invalid', { datatype: pythonType(value) });
+    }
+    const input = value as Record<string, unknown>;
+    const out: Record<string, unknown> = {};
+    const errors: Record<string, ErrorDetail> = {};
+    for (const [name, field] of this.writable) {
+      const given = Object.hasOwn(input, name) ? input[name] : undefined;
+      if (given === undefined) {
+        if (ctx.partial) continue;
+        if (field.hasDefault) out[name] = field.getDefault();
+        else if (field.required) errors[name] = [field.message('required')];
+        continue;
+      }
+      if (given === null) {
+        if (field.allowNull) out[name] = null;
+        else errors[name] = [field.message('null')];
+        continue;
+      }
+      try {
+        const v = field.toInternal(given, ctx);
+        out[name] = typeof (v as { then?: unknown } | null)?.then === 'function' ? await v : v;
+      } catch (err) {
+        if (!(err instanceof FieldError)) throw err;
+        errors[name] = err.detail;
+      }
+    }
+    if (Object.keys(errors).length > 0) throw new FieldError(errors);
+    return out as InputOf<S>;
+  }
+
+  /** The JSON of one instance (no I/O: related fields render from the keys they read). */
+  toRepresentation(instance: unknown, ctx: FieldContext): OutputOf<S> {
+    const out: Record<string, unknown> = {};
+    for (const [name, field, path] of this.readable) {
+      let value: unknown = instance;
+      if (path) for (let i = 0; i < path.length && value !== null && value !== undefined; i++) value = (value as Record<string, unknown>)[path[i]!];
+      if (value === undefined && !field.required) {
+        // DRF's SkipField: a missing attribute of an optional field is its default, or left out.
+        if (field.hasDefault) out[name] = field.toRepresentation(field.getDefault(), ctx);
+        continue;
+      }
+      out[name] = value === null || value === undefined ? null : field.toRepresentation(value, ctx);
+    }
+    return out as OutputOf<S>;
+  }
+
+  /** The object schema of one side: `response` (what is rendered), `request` (what is accepted), or `partial` (PATCH). */
+  objectSchema(mode: SchemaMode | 'partial'): JsonSchema {
+    const properties: Record<string, JsonSchema> = {};
+    const required: string[] = [];
+    const fieldMode: SchemaMode = mode === 'response' ? 'response' : 'request';
+    for (const [name, field] of Object.entries(this.fields)) {
+      if (mode === 'response' ? field.writeOnly : field.readOnly) continue;
+      const schema = field.jsonSchema(fieldMode);
+      delete schema['readOnly'];
+      delete schema['writeOnly'];
+      if (field.label) schema['title'] = field.label;
+      properties[name] = schema;
+      if (mode === 'response' ? field.required || field.readOnly || field.hasDefault : mode === 'request' && field.required) required.push(name);
+    }
+    return { type: 'object', properties, ...(required.length > 0 ? { required } : {}) };
+  }
+
+  /** Whether request and response differ (read-only or write-only fields), as drf-spectacular splits components. */
+  get splitsRequest(): boolean {
+    return Object.values(this.fields).some((f) => f.readOnly || f.writeOnly);
+  }
+
+  /** The schema of DRF's 400 body for this serializer: each writable field's messages, and the non-field errors. */
+  errorSchema(nonFieldErrorsKey = 'non_field_errors'): JsonSchema {
+    const messages: JsonSchema = { type: 'array', items: { type: 'string' } };
+    const properties: Record<string, JsonSchema> = { [nonFieldErrorsKey]: messages };
+    for (const [name, field] of this.writable) {
+      properties[name] = field instanceof Serializer || field.kind === 'list' || field.kind === 'nested object' ? { oneOf: [messages, { type: 'object' }] } : messages;
+    }
+    return { type: 'object', properties };
+  }
+
+  valueSchema(mode: SchemaMode): JsonSchema {
+    return this.objectSchema(mode);
+  }
+
+  /** DRF's OPTIONS `actions` entry: `{name: {type, required, read_only, label, …}}`. */
+  describe(): Record<string, Record<string, unknown>> {
+    const out: Record<string, Record<string, unknown>> = {};
+    for (const info of this.fieldInfo()) {
+      if (info.field instanceof Serializer) {
+        out[info.name] = { ...baseInfo(info), children: info.field.describe() };
+        continue;
+      }
+      out[info.name] = { ...baseInfo(info), ...info.limits };
+    }
+    return out;
+  }
+
+  override limits(): Record<string, unknown> {
+    return { children: this.describe() };
+  }
+
+  /**
+   * Every field with what a form needs: name, kind, label, required,
+   * read-only/write-only, choices, help text, limits. The browsable API and
+   * the admin draw their forms from this.
+   */
+  fieldInfo(): FieldInfo[] {
+    return Object.entries(this.fields).map(([name, field]) => {
+      const choices = field.choiceList();
+      return {
+        name,
+        kind: field.kind,
+        label: field.label ?? labelFor(name),
+        required: field.required,
+        readOnly: field.readOnly,
+        writeOnly: field.writeOnly,
+        allowNull: field.allowNull,
+        ...(field.helpText ? { helpText: field.helpText } : {}),
+        ...(choices ? { choices } : {}),
+        inputType: field.inputType,
+        limits: field.limits(),
+        field,
+      };
+    });
+  }
+}
+
+function baseInfo(info: FieldInfo): Record<string, unknown> {
+  return {
+    type: info.kind,
+    required: info.required,
+    read_only: info.readOnly,
+    label: info.label,
+    ...(info.helpText ? { help_text: info.helpText } : {}),
+  };
+}
+
+/** Declares a serializer (see `Serializer`). */
+export function serializer<const S extends Shape>(fields: S, options: SerializerOptions = {}): Serializer<S> {
+  return new Serializer(fields, options);
+}
+
+/**
+ * A serializer nested as a field with its own options, e.g. read-only or
+ * nullable: `author: nested(AuthorSerializer, { readOnly: true })`.
+ */
+export function nested<S extends Shape, const O extends FieldOptions<unknown> = {}>(
+  inner: Serializer<S>,
+  options?: O,
+): Field<
+  O extends { allowNull: true } ? InputOf<S> | null : InputOf<S>,
+  O extends { allowNull: true } ? OutputOf<S> | null : OutputOf<S>,
+  import('./field.js').FlagsOf<O>
+> {
+  return new Serializer(inner.fields, { name: inner.name, ...options }) as never;
+}
+
+/** The earlier name of `serializer`, kept for existing declarations. */
+export const fields = serializer;
