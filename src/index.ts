@@ -166,6 +166,21 @@ export type {
   LimitOffsetState,
 } from './pagination/index.js';
 
+// --- filters
+export { BaseFilterBackend, SearchFilter, OrderingFilter, FilterSetBackend, filterSet, searchSmartSplit, isOrderingBackend, isQuery } from './filters/index.js';
+export type {
+  FilterBackend,
+  FilterBackendClass,
+  FilterControl,
+  OrderingBackend,
+  SearchView,
+  FilterLookup,
+  FilterSet,
+  FilterSetView,
+  FilterSpec,
+  FilterType,
+} from './filters/index.js';
+
 // --- tokens
 export {
   TokenStore,

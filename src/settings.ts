@@ -2,6 +2,7 @@ import type { AuthenticationClass } from './authentication/base.js';
 import type { PermissionClass } from './permissions.js';
 import type { ThrottleClass } from './throttling/base.js';
 import type { PaginationClass } from './pagination/base.js';
+import type { FilterBackendClass } from './filters/base.js';
 import type { VersioningClass } from './versioning/base.js';
 import type { RendererClass } from './renderers/base.js';
 import type { ParserClass } from './parsers/base.js';
@@ -33,6 +34,8 @@ export interface Settings {
   DEFAULT_THROTTLE_CLASSES: ThrottleClass[];
   DEFAULT_THROTTLE_RATES: Record<string, string | null>;
   DEFAULT_PAGINATION_CLASS: PaginationClass | null;
+  /** Filter backends of generic list views (search, ordering, filter sets); none by default, as DRF. */
+  DEFAULT_FILTER_BACKENDS: FilterBackendClass[];
   DEFAULT_VERSIONING_CLASS: VersioningClass | null;
   EXCEPTION_HANDLER: ExceptionHandler;
 
@@ -115,6 +118,7 @@ export function defaultSettings(): Settings {
     DEFAULT_THROTTLE_CLASSES: [],
     DEFAULT_THROTTLE_RATES: { user: null, anon: null },
     DEFAULT_PAGINATION_CLASS: null,
+    DEFAULT_FILTER_BACKENDS: [],
     DEFAULT_VERSIONING_CLASS: null,
     EXCEPTION_HANDLER: exceptionHandler,
 

@@ -14,6 +14,9 @@ export interface OpenAPIParameter {
   required: boolean;
   description?: string;
   schema: Record<string, unknown>;
+  /** `form` with `explode: false`: a comma-separated list (`?ordering=a,-b`). */
+  style?: 'form';
+  explode?: boolean;
 }
 
 /**

@@ -6,7 +6,12 @@ import { replaceQueryParam } from '../utils/urls.js';
 import { BasePagination, warnOnce, type AppContext, type OpenAPIParameter, type Source } from './base.js';
 import { cursorKey, signCursor, verifyCursor } from './cursor-signing.js';
 import { positiveInt, PythonValueError, toSafeNumber } from './python-int.js';
-import { pageSource, reverseTerms, valueOf, type OrderTerm, type PageSource } from './source.js';
+import { pageSource, reverseTerms, rowKey, valueOf, type OrderTerm, type PageSource } from './source.js';
+import { isOrderingBackend, type OrderingBackend } from '../filters/base.js';
+import { OrderingFilter, type OrderingView } from '../filters/ordering.js';
+import { GenericAPIView } from '../views/generics.js';
+
+export type { OrderingView };
 
 /**
  * A decoded cursor: DRF's `Cursor(offset, reverse, position)`. It names a
@@ -21,14 +26,6 @@ export interface Cursor {
   readonly position: readonly unknown[] | null;
   /** The cut lies before the items equal to `position` (else after them). Default: `reverse`, as DRF. */
   readonly before?: boolean;
-}
-
-/** A view that lets clients choose the ordering (DRF's `OrderingFilter` with `ordering_fields`). */
-export interface OrderingView {
-  /** Columns a client may order by with `?ordering=`; unknown names are ignored. */
-  orderingFields?: readonly string[];
-  /** The view's default ordering when the client sends none. */
-  ordering?: string | readonly string[];
 }
 
 interface CursorState {
@@ -96,8 +93,11 @@ export class CursorPagination<T = unknown> extends BasePagination<T, CursorState
    * column may hold NULL, and NULL rows come first / last, none lost.
    */
   nulls: 'first' | 'last' | null = null;
-  /** The query parameter of a client-chosen ordering (views with `orderingFields`). */
+  /** The query parameter of a client-chosen ordering (views with `orderingFields` but no ordering filter backend). */
   orderingParam: string;
+  /** The unique column appended to client-chosen orderings (default: see `getTieBreaker`). */
+  tieBreaker: string | null = null;
+  private _implicitOrdering: OrderingFilter | null = null;
 
   constructor(app: AppContext) {
     super(app);
@@ -128,19 +128,52 @@ export class CursorPagination<T = unknown> extends BasePagination<T, CursorState
     return this.pageSize;
   }
 
-  /** The ordering in force: the client's (filtered by `orderingFields`) or the default. */
-  getOrdering(req: ApiRequest, view: APIView | null): readonly string[] {
-    const v = view as OrderingView | null;
-    if (v && Array.isArray(v.orderingFields)) {
-      const allowed = new Set(v.orderingFields);
-      const raw = req.query[this.orderingParam];
-      if (raw) {
-        const chosen = raw.split(',').map((t) => t.trim()).filter((t) => allowed.has(t.startsWith('-') ? t.slice(1) : t));
-        if (chosen.length > 0) return chosen;
+  /**
+   * The ordering in force (DRF's `get_ordering`): the view's ordering filter
+   * decides (the client's `?ordering=` among `orderingFields`, else the
+   * view's `ordering`), else this class's `ordering`. An ordering from the
+   * filter that does not end in a unique column gets `tieBreaker` appended,
+   * so the cursor stays unique and pages by keyset.
+   */
+  getOrdering(req: ApiRequest, view: APIView | null, source: Source<T> | null = null): readonly string[] {
+    const backend = this.orderingBackend(view);
+    if (backend && view) {
+      const chosen = backend.getOrdering(req, view, source as Source<unknown> | null);
+      if (chosen && chosen.length > 0) {
+        const terms = chosen.map((t) => (t.startsWith('-') ? `-${backend.columnFor(t.slice(1), view)}` : backend.columnFor(t, view)));
+        const last = terms[terms.length - 1]!;
+        const lastField = last.startsWith('-') ? last.slice(1) : last;
+        if (this.uniqueOrderingFields.includes(rowKey(lastField))) return terms;
+        const tie = this.getTieBreaker();
+        const bare = tie.startsWith('-') ? tie.slice(1) : tie;
+        // A bare tie-breaker (`id`) goes through the filter's names, so `{ id: 'b.id' }` qualifies it.
+        const tieField = bare.includes('.') ? bare : backend.columnFor(bare, view);
+        return [...terms.filter((t) => (t.startsWith('-') ? t.slice(1) : t) !== tieField), `${last.startsWith('-') ? '-' : ''}${tieField}`];
       }
-      if (v.ordering !== undefined) return typeof v.ordering === 'string' ? [v.ordering] : v.ordering;
     }
     return typeof this.ordering === 'string' ? [this.ordering] : this.ordering;
+  }
+
+  /** The unique column appended to a client-chosen ordering: `tieBreaker`, else the last column of `ordering` when unique, else the first of `uniqueOrderingFields`. */
+  getTieBreaker(): string {
+    if (this.tieBreaker) return this.tieBreaker;
+    const list = typeof this.ordering === 'string' ? [this.ordering] : this.ordering;
+    const last = list[list.length - 1];
+    const field = last?.startsWith('-') ? last.slice(1) : last;
+    if (field && this.uniqueOrderingFields.includes(rowKey(field))) return field;
+    return this.uniqueOrderingFields[0] ?? 'id';
+  }
+
+  /** The view's first filter backend that orders (DRF), or an `OrderingFilter` for a view that only sets `orderingFields`. */
+  protected orderingBackend(view: APIView | null): OrderingBackend | null {
+    if (!view) return null;
+    if (view instanceof GenericAPIView) {
+      const found = view.filterBackendInstances.find(isOrderingBackend);
+      if (found) return found;
+    }
+    if ((view as OrderingView).orderingFields === undefined) return null;
+    this._implicitOrdering ??= Object.assign(new OrderingFilter(this.app), { orderingParam: this.orderingParam });
+    return this._implicitOrdering;
   }
 
   protected parseOrdering(ordering: string | readonly string[]): OrderTerm[] {
@@ -160,7 +193,7 @@ export class CursorPagination<T = unknown> extends BasePagination<T, CursorState
     const pageSize = this.getPageSize(req);
     if (!pageSize) return null;
     const baseUrl = req.buildAbsoluteUri();
-    const terms = this.parseOrdering(this.getOrdering(req, view));
+    const terms = this.parseOrdering(this.getOrdering(req, view, source));
     const last = terms[terms.length - 1]!.field;
     const keyset = this.uniqueOrderingFields.includes(last.slice(last.lastIndexOf('.') + 1));
     const binding = this.binding(req, terms);

@@ -115,6 +115,8 @@ export class SchemaGenerator {
     const paginator = view instanceof GenericAPIView ? view.paginator : null;
     const isList = action === 'list';
     if (isList && paginator) parameters.push(...(paginator.schemaParameters(view) as OpenAPIParameterObject[]));
+    const filterBackends = isList && view instanceof GenericAPIView ? view.filterBackendInstances : [];
+    for (const backend of filterBackends) parameters.push(...(backend.schemaParameters(view) as OpenAPIParameterObject[]));
     parameters.push(...versionParameters(versions));
 
     const itemSchema = info.itemSchema ?? {};
@@ -156,6 +158,9 @@ export class SchemaGenerator {
     }
     const errors = errorResponses(method, action, WRITE_METHODS.has(method), !open, route.parts, mediaTypes);
     Object.assign(op.responses, errors);
+    if (filterBackends.length > 0) {
+      op.responses['400'] ??= { description: 'Invalid filter or search parameter: a map of parameter names to error messages.' };
+    }
 
     if (view instanceof ObtainAuthToken) describeObtainToken(op, view);
     if (versions && Object.keys(versions.deprecated).length > 0 && versions.versions.every((v) => v in versions.deprecated)) {

@@ -8,6 +8,8 @@ export interface OpenAPIParameterObject {
   required: boolean;
   description?: string;
   schema: JsonSchema;
+  style?: 'form';
+  explode?: boolean;
 }
 
 /** OpenAPI 3.1 Media Type Object. */

@@ -5,6 +5,7 @@ import { ApiError, NotFound, ValidationError, ImproperlyConfigured } from '../ex
 import { Response } from '../response.js';
 import { APIView } from './api-view.js';
 import type { InputOf, Serializer, Shape } from '../serializers/serializer.js';
+import type { FilterBackend, FilterBackendClass } from '../filters/base.js';
 import { findOne, listAll } from './source.js';
 import { converters, type PathConverter } from '../routing/converters.js';
 
@@ -57,8 +58,12 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
    */
   serializer?: S;
 
+  /** Filter backends run by `filterQueryset`, in order; `undefined` = DEFAULT_FILTER_BACKENDS. */
+  filterBackends?: readonly FilterBackendClass[];
+
   private _paginator: Pagination<T> | null = null;
   private _lookupConverter: PathConverter | null = null;
+  private _filterBackends: readonly FilterBackend[] = [];
 
   protected override onBind(app: AppContext): void {
     const name = this.lookupValueConverter ?? (this.lookupField === 'id' ? 'int' : 'str');
@@ -67,6 +72,8 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
     this._lookupConverter = converter;
     const cls = this.paginationClass === undefined ? app.settings.DEFAULT_PAGINATION_CLASS : this.paginationClass;
     this._paginator = cls ? (new cls(app) as Pagination<T>) : null;
+    this._filterBackends = (this.filterBackends ?? app.settings.DEFAULT_FILTER_BACKENDS).map((B) => new B(app));
+    for (const backend of this._filterBackends) backend.checkView?.(this);
   }
 
   /** The pagination instance shared by every request of this view, or `null`. */
@@ -79,9 +86,16 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
     throw new ImproperlyConfigured(`${this.constructor.name} must override getQueryset().`);
   }
 
-  /** Narrows the queryset from query parameters (search, ordering, …). */
-  filterQueryset(_req: ApiRequest, source: Source<T>): Source<T> | Promise<Source<T>> {
-    return source;
+  /** The filter backend instances of this view (built once, at bind). */
+  get filterBackendInstances(): readonly FilterBackend[] {
+    return this._filterBackends;
+  }
+
+  /** Narrows and orders the queryset from query parameters: each filter backend in turn, as DRF's `filter_queryset`. */
+  filterQueryset(req: ApiRequest, source: Source<T>): Source<T> | Promise<Source<T>> {
+    let out = source;
+    for (const backend of this._filterBackends) out = backend.filterQueryset(req, out, this);
+    return out;
   }
 
   /** The JSON form of one item (the serializer's, if any); the request is in `ctx` for building links. */

@@ -1,0 +1,202 @@
+import { sql, type Expression, type SqlBool } from 'kysely';
+import { ImproperlyConfigured, ValidationError } from '../exceptions.js';
+import type { OpenAPIParameter, Source } from '../pagination/base.js';
+import type { ApiRequest } from '../request.js';
+import type { APIView } from '../views/api-view.js';
+import { BaseFilterBackend, COLUMN_RE, isPostgresQuery, isQuery, valueAt, type AnyQuery, type AppContext, type FilterControl } from './base.js';
+import { searchSmartSplit } from './search-terms.js';
+
+/** A view searched by `SearchFilter`. */
+export interface SearchView {
+  /**
+   * Columns a `?search=` term is matched against (any one may match; every
+   * term must match). Prefixes, as DRF: `^` starts with, `=` exact, `@`
+   * full-text (PostgreSQL), `$` regular expression (PostgreSQL); none:
+   * contains. All case-insensitive. `table.column` (or Django's
+   * `author__name`) reaches a table the builder joins.
+   */
+  searchFields?: readonly string[];
+}
+
+type Lookup = 'icontains' | 'istartswith' | 'iexact' | 'search' | 'iregex';
+
+interface SearchField {
+  readonly column: string;
+  readonly lookup: Lookup;
+}
+
+/**
+ * DRF's `SearchFilter`: the `search` query parameter (`SEARCH_PARAM`),
+ * split into terms as DRF splits them (commas and whitespace; a quoted
+ * phrase is one term).
+ *
+ * ```http
+ * GET /api/books/?search=le%20guin,"dark%20matter" HTTP/1.1
+ * ```
+ *
+ * Each term must match at least one of the view's `searchFields`. LIKE
+ * wildcards in terms (`%`, `_`) match literally. A parameter with a NUL,
+ * longer than `maxSearchLength` characters or with more than `maxTerms`
+ * terms is a 400, so no request asks the database for more than a bounded
+ * query.
+ *
+ * @example
+ * class BookList extends ListAPIView<Book> {
+ *   override filterBackends = [SearchFilter];
+ *   searchFields = ['^title', 'author.name', '=isbn'];
+ * }
+ */
+export class SearchFilter extends BaseFilterBackend {
+  searchParam: string;
+  searchDescription = 'A search term.';
+  /** Most terms one search may have (DRF has no bound). */
+  maxTerms = 10;
+  /** Longest search parameter accepted, in characters. */
+  maxSearchLength = 500;
+  nullCharactersMessage = 'Null characters are not allowed.';
+  tooLongMessage = 'Ensure this field has no more than {max_length} characters.';
+  tooManyTermsMessage = 'Ensure this field has no more than {max_terms} terms.';
+  invalidRegexMessage = 'Invalid regular expression.';
+  lookupPrefixes: Readonly<Record<string, Lookup>> = { '^': 'istartswith', '=': 'iexact', '@': 'search', $: 'iregex' };
+
+  constructor(app: AppContext) {
+    super(app);
+    this.searchParam = app.settings.SEARCH_PARAM;
+  }
+
+  /** The view's `searchFields` (DRF's `get_search_fields`). */
+  getSearchFields(view: APIView, _req: ApiRequest | null): readonly string[] {
+    return (view as SearchView).searchFields ?? [];
+  }
+
+  checkView(view: APIView): void {
+    for (const f of this.getSearchFields(view, null)) this.parseField(f);
+  }
+
+  /** The request's terms; 400 for a NUL, an over-long parameter or too many terms. */
+  getSearchTerms(req: ApiRequest): string[] {
+    const raw = req.query[this.searchParam] ?? '';
+    if (raw.includes('\0')) throw new ValidationError({ [this.searchParam]: [this.nullCharactersMessage] });
+    if (raw.length > this.maxSearchLength) {
+      throw new ValidationError({ [this.searchParam]: [this.tooLongMessage.replace('{max_length}', String(this.maxSearchLength))] });
+    }
+    const terms = searchSmartSplit(raw);
+    if (terms.length > this.maxTerms) {
+      throw new ValidationError({ [this.searchParam]: [this.tooManyTermsMessage.replace('{max_terms}', String(this.maxTerms))] });
+    }
+    return terms;
+  }
+
+  protected parseField(field: string): SearchField {
+    const lookup = this.lookupPrefixes[field[0] ?? ''];
+    const column = (lookup ? field.slice(1) : field).replace(/__/g, '.');
+    if (!COLUMN_RE.test(column)) {
+      throw new ImproperlyConfigured(`Invalid search field "${field}": use "column" or "table.column", with an optional ^ = @ $ prefix.`);
+    }
+    return { column, lookup: lookup ?? 'icontains' };
+  }
+
+  filterQueryset<T>(req: ApiRequest, source: Source<T>, view: APIView): Source<T> {
+    const names = this.getSearchFields(view, req);
+    if (names.length === 0 || req.query[this.searchParam] === undefined) return source;
+    const terms = this.getSearchTerms(req);
+    if (terms.length === 0) return source;
+    const fields = names.map((f) => this.parseField(f));
+    if (fields.some((f) => f.lookup === 'iregex')) {
+      for (const t of terms) {
+        try {
+          new RegExp(t, 'u');
+        } catch {
+          throw new ValidationError({ [this.searchParam]: [this.invalidRegexMessage] });
+        }
+      }
+    }
+    if (isQuery(source)) return this.filterQuery(source, fields, terms);
+    return this.filterArray(source as readonly T[], fields, terms);
+  }
+
+  private filterQuery<T>(qb: AnyQuery<T>, fields: readonly SearchField[], terms: readonly string[]): AnyQuery<T> {
+    const postgres = isPostgresQuery(qb);
+    let out = qb;
+    for (const term of terms) {
+      const any = fields.map((f) => condition(f, term, postgres));
+      out = out.where(sql<SqlBool>`(${sql.join(any, sql` or `)})`);
+    }
+    return out;
+  }
+
+  private filterArray<T>(items: readonly T[], fields: readonly SearchField[], terms: readonly string[]): T[] {
+    if (fields.some((f) => f.lookup === 'iregex')) {
+      // A client's regular expression run by the JS engine could block the event loop.
+      throw new ImproperlyConfigured('SearchFilter: "$" (regex) search fields need a PostgreSQL query, not an array.');
+    }
+    const lowered = terms.map((t) => t.toLowerCase());
+    return items.filter((item) =>
+      lowered.every((term) =>
+        fields.some((f) => {
+          const v = valueAt(item, f.column);
+          if (v === null || v === undefined) return false;
+          const text = (v instanceof Date ? v.toISOString() : String(v)).toLowerCase();
+          switch (f.lookup) {
+            case 'istartswith':
+              return text.startsWith(term);
+            case 'iexact':
+              return text === term;
+            case 'search':
+              return words(term).every((w) => text.includes(w));
+            default:
+              return text.includes(term);
+          }
+        }),
+      ),
+    );
+  }
+
+  override schemaParameters(view: APIView): OpenAPIParameter[] {
+    if (this.getSearchFields(view, null).length === 0) return [];
+    return [{ name: this.searchParam, required: false, in: 'query', description: this.searchDescription, schema: { type: 'string' } }];
+  }
+
+  override htmlContext(req: ApiRequest, view: APIView): FilterControl | null {
+    if (this.getSearchFields(view, req).length === 0) return null;
+    return { kind: 'search', param: this.searchParam, term: req.query[this.searchParam] ?? '' };
+  }
+}
+
+function words(term: string): string[] {
+  const out = term.split(/\s+/).filter(Boolean);
+  return out.length > 0 ? out : [term];
+}
+
+/** `%`, `_` and the escape character itself match literally. */
+export function escapeLike(value: string): string {
+  return value.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** The text of a column, lower-cased, for case-insensitive matching on both dialects. */
+function lowered(column: string) {
+  return sql`lower(cast(${sql.ref(column)} as text))`;
+}
+
+function like(column: string, pattern: string): Expression<SqlBool> {
+  return sql<SqlBool>`${lowered(column)} like ${pattern} escape '\\'`;
+}
+
+function condition(f: SearchField, term: string, postgres: boolean): Expression<SqlBool> {
+  const t = term.toLowerCase();
+  switch (f.lookup) {
+    case 'istartswith':
+      return like(f.column, `${escapeLike(t)}%`);
+    case 'iexact':
+      return sql<SqlBool>`${lowered(f.column)} = ${t}`;
+    case 'search':
+      if (postgres) return sql<SqlBool>`to_tsvector(coalesce(cast(${sql.ref(f.column)} as text), '')) @@ plainto_tsquery(${term})`;
+      // SQLite has no full-text operator on plain tables: every word of the term must be contained.
+      return sql<SqlBool>`(${sql.join(words(t).map((w) => like(f.column, `%${escapeLike(w)}%`)), sql` and `)})`;
+    case 'iregex':
+      if (!postgres) throw new ImproperlyConfigured('SearchFilter: "$" (regex) search fields need PostgreSQL.');
+      return sql<SqlBool>`cast(${sql.ref(f.column)} as text) ~* ${term}`;
+    default:
+      return like(f.column, `%${escapeLike(t)}%`);
+  }
+}
