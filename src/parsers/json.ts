@@ -1,18 +1,23 @@
 import { ParseError } from '../exceptions.js';
 import type { MediaType } from '../media-types.js';
 import type { Parser, ParseResult } from './base.js';
+import { CharsetDecodeError, decodeBody } from './charset.js';
 
-/** Parses `application/json` bodies; a broken body is 400 `JSON parse error - …`. */
+/**
+ * Parses `application/json` bodies, decoded per the `charset` parameter as
+ * Django reads a body (UTF-8 when it names no codec Python knows); a broken
+ * body is 400 `JSON parse error - …`.
+ */
 export class JSONParser implements Parser {
   mediaType = 'application/json';
 
   parse(body: Buffer, contentType: MediaType): ParseResult {
-    const charset = (contentType.params['charset'] ?? 'utf-8').toLowerCase();
     let text: string;
     try {
-      text = new TextDecoder(charset, { fatal: true }).decode(body);
-    } catch {
-      throw new ParseError(`JSON parse error - could not decode the body as ${charset}`);
+      text = decodeBody(body, contentType.params['charset']);
+    } catch (err) {
+      if (!(err instanceof CharsetDecodeError)) throw err;
+      throw new ParseError(`JSON parse error - ${err.message}`);
     }
     try {
       return { data: JSON.parse(text), files: {} };
