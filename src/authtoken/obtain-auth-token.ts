@@ -8,12 +8,13 @@ import type { UserRecord } from '../users/user-record.js';
 import type { Token } from './token-store.js';
 import { APIView } from '../views/api-view.js';
 import { Response } from '../response.js';
-import { ValidationError } from '../exceptions.js';
+import { ApiError, ValidationError } from '../exceptions.js';
 import { FormParser } from '../parsers/form.js';
 import { MultiPartParser } from '../parsers/multipart.js';
 import { JSONParser } from '../parsers/json.js';
 import { JSONRenderer } from '../renderers/json.js';
 import { TokenKeyUnavailable } from './errors.js';
+import { pythonStr } from '../utils/python-str.js';
 import './install.js';
 
 /** The fields' messages, DRF's `CharField` ones. */
@@ -66,6 +67,32 @@ export class ObtainAuthToken extends APIView {
     const user = await this.validateCredentials(req);
     const token = await this.getToken(user);
     return new Response(this.responseData(token, user, req));
+  }
+
+  /**
+   * OPTIONS: DRF's metadata plus, as for any view with a serializer,
+   * `actions.POST` describing `AuthTokenSerializer`'s fields (when this
+   * client passes the permission checks).
+   */
+  override async options(req: ApiRequest): Promise<Response> {
+    const body = this.metadata();
+    try {
+      await this.checkPermissions(Object.create(req, { method: { value: 'POST' } }) as ApiRequest);
+    } catch (err) {
+      if (err instanceof ApiError) return new Response(body);
+      throw err;
+    }
+    body['actions'] = { POST: this.describeFields() };
+    return new Response(body);
+  }
+
+  /** The fields OPTIONS lists, as DRF's `SimpleMetadata` describes `AuthTokenSerializer`. */
+  describeFields(): Record<string, Record<string, unknown>> {
+    return {
+      username: { type: 'string', required: true, read_only: false, label: 'Username' },
+      password: { type: 'string', required: true, read_only: false, label: 'Password' },
+      token: { type: 'string', required: false, read_only: true, label: 'Token' },
+    };
   }
 
   /** The body of a successful answer; override to add fields. */
@@ -123,7 +150,7 @@ function charField(data: Record<string, unknown>, name: string, trim: boolean, e
   }
   let value: string;
   if (typeof raw === 'string') value = raw;
-  else if (typeof raw === 'number' && Number.isFinite(raw)) value = String(raw);
+  else if (typeof raw === 'number') value = pythonStr(raw); // DRF: numbers become strings, `1e999` is "inf"
   else {
     errors[name] = [FIELD_MESSAGES.invalid];
     return null;

@@ -10,6 +10,7 @@ import {
   type JsonSchema,
   type SchemaMode,
 } from './field.js';
+import { pythonStr as pythonNumber } from '../utils/python-str.js';
 
 // DRF's serializer fields, one class per kind, each with DRF's messages as
 // its `messages` attribute; the lower-case factories infer the field's
@@ -61,8 +62,9 @@ export class CharField extends Field<string, string> {
   }
 
   toInternal(value: unknown, _ctx?: FieldContext): string {
-    if (typeof value !== 'string' && (typeof value !== 'number' || !Number.isFinite(value))) this.fail('invalid');
-    let s = String(value);
+    // DRF: numbers become Python's str() of them (an overflowing 1e999 is "inf").
+    if (typeof value !== 'string' && typeof value !== 'number') this.fail('invalid');
+    let s = typeof value === 'number' ? pythonNumber(value) : value;
     if (this.trimWhitespace) s = s.trim();
     if (s === '') {
       if (!this.allowBlank) this.fail('blank');

@@ -62,6 +62,20 @@ describe('field validation with DRF messages', () => {
     expect((await post({ title: 'a\ud800b' })).json()).toEqual({ title: ['Surrogate characters are not allowed: U+D800.'] });
   });
 
+  it("a string field takes a JSON number as Python's str() of it (1e999 is 'inf'); booleans and objects are refused", async () => {
+    const app = await createApp({ routes: [path('books/', BookCreate)] });
+    const raw = (payload: string) => app.inject({ method: 'POST', url: '/books/', payload, headers: { 'content-type': 'application/json' } });
+    for (const [sent, stored] of [['1e999', 'inf'], ['-1e999', '-inf'], ['42', '42'], ['0.00001', '1e-05'], ['2.5', '2.5']] as const) {
+      const res = await raw(`{"title": ${sent}}`);
+      expect(res.statusCode).toBe(201);
+      expect(res.headers['content-type']).toBe('application/json');
+      expect(res.json()).toEqual({ id: 1, title: stored, inPrint: true });
+    }
+    expect((await raw('{"title": true}')).json()).toEqual({ title: ['Not a valid string.'] });
+    expect((await raw('{"title": {"a": 1}}')).json()).toEqual({ title: ['Not a valid string.'] });
+    await app.close();
+  });
+
   it('partial validation skips missing fields', async () => {
     expect(await BookInput.validate({ year: 2000 }, { partial: true })).toEqual({ year: 2000 });
   });

@@ -90,6 +90,49 @@ describe.each(testDatabases())('obtain-token endpoint on $name', ({ open }) => {
     expect(nul.body).toEqual({ username: ['Null characters are not allowed.'], password: ['Not a valid string.'] });
   });
 
+  it('turns a password sent as a JSON number into a string, as DRF\'s CharField (1e999 is "inf")', async () => {
+    await t.users.createUser({ username: 'numbers', password: '12345' });
+    await t.users.createUser({ username: 'overflow', password: 'inf' });
+    const int = await postJson(t.app, '/api-token-auth/', { username: 'numbers', password: 12345 });
+    expect(int.status).toBe(200);
+    expect(int.headers['content-type']).toBe('application/json');
+    expect((int.body as { token: string }).token).toMatch(KEY);
+    const huge = await t.app.inject({
+      method: 'POST',
+      url: '/api-token-auth/',
+      headers: { host: 'localhost', 'content-type': 'application/json' },
+      payload: '{"username": "overflow", "password": 1e999}',
+    });
+    expect(huge.statusCode).toBe(200);
+    expect(JSON.parse(huge.body)).toEqual({ token: expect.stringMatching(KEY) });
+    const wrong = await postJson(t.app, '/api-token-auth/', { username: 'numbers', password: 0.5 });
+    expect(wrong).toMatchObject({ status: 400, body: BAD_LOGIN });
+    const bool = await postJson(t.app, '/api-token-auth/', { username: 'numbers', password: false });
+    expect(bool).toMatchObject({ status: 400, body: { password: ['Not a valid string.'] } });
+    const object = await postJson(t.app, '/api-token-auth/', { username: 'numbers', password: { a: 1 } });
+    expect(object).toMatchObject({ status: 400, body: { password: ['Not a valid string.'] } });
+  });
+
+  it("OPTIONS describes username, password and token under actions.POST, as DRF's SimpleMetadata", async () => {
+    const res = await t.app.inject({ method: 'OPTIONS', url: '/api-token-auth/', headers: { host: 'localhost' } });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json');
+    expect(res.headers['allow']).toBe('POST, OPTIONS');
+    expect(res.body).toBe(JSON.stringify({
+      name: 'Obtain Auth Token',
+      description: '',
+      renders: ['application/json'],
+      parses: ['application/x-www-form-urlencoded', 'multipart/form-data', 'application/json'],
+      actions: {
+        POST: {
+          username: { type: 'string', required: true, read_only: false, label: 'Username' },
+          password: { type: 'string', required: true, read_only: false, label: 'Password' },
+          token: { type: 'string', required: false, read_only: true, label: 'Token' },
+        },
+      },
+    }));
+  });
+
   it('answers bodies that are not objects as non-field errors', async () => {
     const list = await postJson(t.app, '/api-token-auth/', ['alice']);
     expect(list.status).toBe(400);
