@@ -13,5 +13,5 @@ export default defineProject({
   routes: benchRoutes,
   // Request logging off, as in the single-process server: the bench measures the framework.
   createApp: ({ settings, routes, database, users }) =>
-    createApp({ settings, routes, services: { database, db: database.db, users: users ?? new KyselyUserStore(database.db) } }),
+    createApp({ logger: false, settings, routes, database, users }),
 });

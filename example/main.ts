@@ -7,7 +7,6 @@ import {
   migrate,
   openDatabase,
   redactUrl,
-  type TokenStore,
 } from '../src/index.js';
 import project, { createExampleApp } from './project.js';
 import { DEMO_ADMIN, DEMO_USER, seedCatalogue } from './catalogue/seed.js';
@@ -26,12 +25,13 @@ async function main(): Promise<void> {
   });
   if (applied.length === 0) console.log('  migrations: up to date');
   const users = new KyselyUserStore(database.db);
-  const seeded = await seedCatalogue({ database, users }, (line) => console.log(line));
+  const app = await createExampleApp({ database, users });
+  const { services } = app.trestle;
+  const seeded = await seedCatalogue({ database, db: services.get('db'), users }, (line) => console.log(line));
   if (!seeded) console.log('  catalogue: already seeded');
 
-  const app = await createExampleApp({ database, users });
   const demo = await users.getByUsername(DEMO_USER.username);
-  const tokens = app.trestle.services.get('tokens') as TokenStore;
+  const tokens = services.get('tokens');
   const token = demo ? (await tokens.getOrCreate(demo)).token.key : null;
 
   const shutdown = async (signal: string) => {

@@ -1,4 +1,3 @@
-import { resolve } from 'node:path';
 import {
   BasicAuthentication,
   DefaultRouter,
@@ -9,7 +8,6 @@ import {
   defineProject,
   include,
   path,
-  resolveSecretKey,
   reverse,
   type ApiRequest,
   type ProjectAppOptions,
@@ -82,13 +80,16 @@ export const routes: RouteEntry[] = [
 ];
 
 /** Builds the example app on an open, migrated database (used by `npm start` and `trestle serve`). */
-export async function createExampleApp(options: Pick<ProjectAppOptions, 'database' | 'users'> & { logger?: boolean; dataDir?: string }): Promise<TrestleApp> {
-  const SECRET_KEY = resolveSecretKey(settings, resolve(options.dataDir ?? 'data'), { warn: (m) => console.warn(m) });
+export async function createExampleApp(
+  options: Pick<ProjectAppOptions, 'database' | 'users'> & { logger?: boolean; dataDir?: string },
+): Promise<TrestleApp> {
   return createApp({
-    settings: { ...settings, SECRET_KEY },
+    settings,
     routes,
-    services: { database: options.database, db: options.database.db, users: options.users },
-    logger: options.logger ? { level: 'info' } : false,
+    database: options.database,
+    users: options.users,
+    ...(options.logger === false ? { logger: false } : {}),
+    ...(options.dataDir ? { dataDir: options.dataDir } : {}),
   });
 }
 
@@ -101,5 +102,5 @@ export default defineProject({
     const seeded = await seedCatalogue(ctx, ctx.log);
     if (!seeded) ctx.log?.('The catalogue already has books: nothing to seed.');
   },
-  createApp: ({ database, users }) => createExampleApp({ database, users, logger: true }),
+  createApp: ({ database, users }) => createExampleApp({ database, users }),
 });

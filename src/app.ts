@@ -1,5 +1,6 @@
-// Imported first: modules in an import cycle may register installers early.
-import { registeredInstallers, registerInstaller, type AppInstaller } from './installers.js';
+import { randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import fastifyCookie from '@fastify/cookie';
 import { METHODS } from 'node:http';
@@ -14,22 +15,45 @@ import { RouteRegistry, convertParams, type CompiledRoute } from './routing/regi
 import type { RouteEntry } from './routing/routes.js';
 import { prefersHtml, sendNotFoundPage } from './pages/not-found-page.js';
 import type { APIView, ViewTarget } from './views/api-view.js';
+import type { Database } from './db/database.js';
+import type { UserStore } from './users/store.js';
+import { registerDataServices } from './db/services.js';
+import { installTokens } from './authtoken/tokens-service.js';
+import { installStaticAssets } from './browsable/static-assets.js';
+import { closeRedis } from './redis.js';
+import { checkProductionSettings, resolveSecretKey } from './secret-key.js';
 
 export interface CreateAppOptions {
   /** Settings under DRF's names; unknown names are an error. */
   settings?: SettingsInput;
   /** The app's routes (`path()`, `include()`, `router.urls`). */
   routes?: readonly RouteEntry[];
-  /** Services to register before anything else (`database`, `users`, …). */
+  /**
+   * The open database. Gives the app the `database`, `db` (typed by
+   * `AppTypes`), `users` and `tokens` services.
+   */
+  database?: Database;
+  /** The user store; defaults to a `KyselyUserStore` on `database`. */
+  users?: UserStore;
+  /** Further services, or replacements for the ones above (`tokens`, `redis`, …). */
   services?: Partial<ServiceMap>;
-  /** Runs once after `services` are registered and before module installers and routes. */
+  /**
+   * Serve Trestle's CSS and JavaScript (browsable API, admin, docs) under
+   * STATIC_URL. Defaults to true; false when a web server or CDN serves them.
+   */
+  staticAssets?: boolean;
+  /** Runs once after the services are registered and before routes are mounted. */
   setup?: (app: AppContext) => void | Promise<void>;
-  /** Fastify's logger option (pino). Defaults to off. */
+  /**
+   * Fastify's logger option (pino). Defaults to on at level `info`: readable
+   * lines in a terminal, JSON lines otherwise. Tests pass `false`.
+   */
   logger?: FastifyServerOptions['logger'];
+  /** Folder of the development SECRET_KEY file (default `./data`). */
+  dataDir?: string;
 }
 
 export type TrestleApp = FastifyInstance & { trestle: AppContext };
-export { registerInstaller, type AppInstaller };
 
 const ORIGINAL_CONTENT_TYPE = Symbol('trestle.contentType');
 const ROUTE_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE'];
@@ -38,9 +62,15 @@ const ROUTE_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS
 // CONNECT never reaches a request handler in Node.
 const EXTRA_METHODS = METHODS.filter((m) => m !== 'CONNECT' && !ROUTE_METHODS.includes(m));
 
+/** Incoming `X-Request-Id` values kept as the request id; anything else gets a fresh UUID. */
+const REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
+
 /**
  * Builds a Fastify instance that serves the given routes through Trestle's
- * pipeline.
+ * pipeline. What the app has is what it is given here: settings, routes,
+ * the database and other services; nothing is installed by importing a
+ * module. Every configuration error (unknown setting, bad pagination
+ * ordering, production without SECRET_KEY, …) rejects the returned promise.
  *
  * @example
  * const app = await createApp({ settings: { PAGE_SIZE: 20 }, routes: [path('items/', ItemList)] });
@@ -48,8 +78,15 @@ const EXTRA_METHODS = METHODS.filter((m) => m !== 'CONNECT' && !ROUTE_METHODS.in
  */
 export async function createApp(options: CreateAppOptions = {}): Promise<TrestleApp> {
   const settings = resolveSettings(options.settings);
+  checkProductionSettings(settings);
   const fastify = Fastify({
-    logger: options.logger ?? false,
+    logger: options.logger === undefined ? defaultLogger() : options.logger,
+    // X-Request-Id is honoured when it looks like an id; the header is checked here, not trusted.
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    },
     exposeHeadRoutes: false,
     bodyLimit: settings.DATA_UPLOAD_MAX_MEMORY_SIZE,
     // Tokens, cursors and query strings may be long; keep Fastify's limit generous.
@@ -64,12 +101,23 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Trestle
     if (!fastify.supportedMethods.includes(method)) fastify.addHttpMethod(method, { hasBody: true });
   }
   const services = new Services();
-  const app: AppContext = { settings, log: fastify.log, services };
+  const dataDir = resolve(options.dataDir ?? 'data');
+  let secret: string | null = null;
+  const app: AppContext = {
+    settings,
+    log: fastify.log,
+    services,
+    secretKey: () => (secret ??= resolveSecretKey(settings, dataDir, { warn: (m) => fastify.log.warn(m) })),
+  };
   fastify.decorate('trestle', app);
 
+  if (options.database) registerDataServices(services, options.database, options.users ? { users: options.users } : {});
+  else if (options.users) services.set('users', options.users);
   for (const [name, value] of Object.entries(options.services ?? {})) {
     if (value !== undefined) services.set(name as keyof ServiceMap, value as never);
   }
+  // `services: { database }` alone is enough for the typed `db`.
+  if (services.has('database') && !services.has('db')) services.set('db', services.get('database').db as ServiceMap['db']);
 
   // Bodies are kept as bytes and parsed only when a view reads request.data,
   // so an unauthenticated request is refused before its body is looked at.
@@ -78,7 +126,8 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Trestle
   // Fastify rejects a malformed Content-Type with its own 415 before any
   // route runs. Hide the header from Fastify's body reader and put it back
   // afterwards, so the view's parsers (and only when data is read) decide.
-  fastify.addHook('onRequest', (request, _reply, done) => {
+  fastify.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
     const ct = request.headers['content-type'];
     if (ct !== undefined) {
       (request as unknown as Record<symbol, unknown>)[ORIGINAL_CONTENT_TYPE] = ct;
@@ -94,9 +143,11 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Trestle
 
   await fastify.register(fastifyCookie);
 
-  // The caller's setup first, so installers see every service it registers.
+  // The caller's setup first, so the parts below see every service it registers.
   if (options.setup) await options.setup(app);
-  for (const install of registeredInstallers()) await install(app, fastify);
+  if (services.has('database')) installTokens(app, fastify);
+  if (options.staticAssets !== false) installStaticAssets(app, fastify);
+  fastify.addHook('onClose', async () => closeRedis(app));
 
   const env: RequestEnvironment = {
     app,
@@ -106,7 +157,13 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Trestle
 
   const registry = new RouteRegistry(options.routes ?? []);
   services.set('routes', registry);
-  mountRoutes(fastify, registry, env);
+  try {
+    // Views bind here: their plug-ins are built and checked (pagination ordering, …).
+    mountRoutes(fastify, registry, env);
+  } catch (err) {
+    await fastify.close();
+    throw err;
+  }
 
   fastify.setNotFoundHandler((request, reply) => notFound(request, reply, env));
 
@@ -124,6 +181,28 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Trestle
   });
 
   return fastify as TrestleApp;
+}
+
+/** Pino through Fastify: pretty lines on a terminal (when pino-pretty is installed), JSON lines otherwise. */
+function defaultLogger(): NonNullable<FastifyServerOptions['logger']> {
+  const level = process.env['LOG_LEVEL'] ?? 'info';
+  if (process.stdout.isTTY && prettyAvailable()) {
+    return { level, transport: { target: 'pino-pretty', options: { translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname' } } };
+  }
+  return { level };
+}
+
+let pretty: boolean | null = null;
+function prettyAvailable(): boolean {
+  if (pretty === null) {
+    try {
+      createRequire(import.meta.url).resolve('pino-pretty');
+      pretty = true;
+    } catch {
+      pretty = false;
+    }
+  }
+  return pretty;
 }
 
 function mountRoutes(fastify: FastifyInstance, registry: RouteRegistry, env: RequestEnvironment): void {

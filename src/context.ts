@@ -12,9 +12,32 @@ import type { Settings } from './settings.js';
 export interface AppContext {
   readonly settings: Readonly<Settings>;
   readonly log: FastifyBaseLogger;
-  /** Named services (database, stores, redis, …) registered by modules. */
+  /** Named services (database, stores, redis, …) given to `createApp`. */
   readonly services: ServiceRegistry;
+  /**
+   * The app's one SECRET_KEY (the setting, else `$SECRET_KEY`, else the
+   * development key file), resolved on first use and then fixed: tokens,
+   * cursors and sessions all use it.
+   */
+  secretKey(): string;
 }
+
+/**
+ * Types an application declares once, by declaration merging, so that its
+ * database reaches views and handlers without casts:
+ *
+ * @example
+ * declare module 'trestle' {
+ *   interface AppTypes { database: MyTables }
+ * }
+ * // then, in any view: req.app.services.get('db') is Kysely<MyTables>
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by the application
+export interface AppTypes {}
+
+/** The application's tables (`AppTypes['database']`), or `any` when it declared none. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- an undeclared schema is untyped
+export type AppDatabase = AppTypes extends { database: infer D } ? D : any;
 
 export interface ServiceMap {
   // Filled by declaration merging in the modules that provide services, e.g.

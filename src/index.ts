@@ -1,13 +1,14 @@
 // The public API of Trestle: everything an application imports.
 
-export { createApp, registerInstaller, sendResponse } from './app.js';
-export type { CreateAppOptions, TrestleApp, AppInstaller } from './app.js';
-export type { AppContext, ServiceMap, ServiceRegistry, PluginClass } from './context.js';
+export { createApp, sendResponse } from './app.js';
+export type { CreateAppOptions, TrestleApp } from './app.js';
+export type { AppContext, AppTypes, AppDatabase, ServiceMap, ServiceRegistry, PluginClass } from './context.js';
 export { resolveSettings, defaultSettings } from './settings.js';
 export type { Settings, SettingsInput } from './settings.js';
 
 export * from './exceptions.js';
 export { ApiRequest } from './request.js';
+export type { PathParams } from './request.js';
 export { Response, patchVary } from './response.js';
 export { HostValidator, ProxyTrust, splitDomainPort } from './hosts.js';
 export { parseMediaType, parseAccept, mediaTypeMatches } from './media-types.js';
@@ -195,7 +196,7 @@ export {
 } from './authtoken/index.js';
 export type { Token, TokenInfo, TokenLookup, TokenStoreOptions, UserRef, TokenTable } from './authtoken/index.js';
 export { TokenAuthentication } from './authentication/token.js';
-export { resolveSecretKey, SECRET_KEY_FILE } from './secret-key.js';
+export { resolveSecretKey, checkProductionSettings, SECRET_KEY_FILE } from './secret-key.js';
 export type { ResolveSecretKeyOptions } from './secret-key.js';
 
 // --- authentication, permissions, throttling
@@ -226,7 +227,6 @@ export { DatabaseSessionStore } from './sessions/database-store.js';
 export type { SessionTable } from './sessions/database-store.js';
 export { RedisSessionStore } from './sessions/redis-store.js';
 export { LoginView, LogoutView, LoginPageRenderer, authRoutes, isSafeRedirectPath } from './sessions/views.js';
-export { installSessions } from './sessions/install.js';
 export { redisClient } from './redis.js';
 export { SimpleRateThrottle, parseRate, throttleStore } from './throttling/simple-rate.js';
 export { AnonRateThrottle } from './throttling/anon.js';
@@ -237,7 +237,6 @@ export type { ThrottleStore, ThrottleHit } from './throttling/store.js';
 export { RedisThrottleStore } from './throttling/redis-store.js';
 
 // --- browsable, admin, openapi
-export { installStaticAssets } from './browsable/install.js';
 export { BrowsableAPIRenderer } from './browsable/renderer.js';
 export { escapeHtml, safeHref } from './browsable/escape-html.js';
 export { staticUrl } from './browsable/static-url.js';
@@ -266,7 +265,6 @@ export {
   listMigrations,
   MigrationError,
   frameworkMigrations,
-  registerDataServices,
 } from './db/index.js';
 export type {
   Database,

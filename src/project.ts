@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import type { Migration } from 'kysely';
+import type { Kysely, Migration } from 'kysely';
+import type { AppDatabase } from './context.js';
 import type { SettingsInput } from './settings.js';
 import type { RouteEntry } from './routing/routes.js';
 import type { Database } from './db/database.js';
@@ -8,6 +9,8 @@ import type { UserStore } from './users/store.js';
 /** What `seed` receives: the open, migrated database and the user store. */
 export interface ProjectContext {
   database: Database;
+  /** The same database typed by the app's `AppTypes['database']`. */
+  db: Kysely<AppDatabase>;
   users: UserStore;
   /** Progress lines (the CLI prints them). */
   log?: (line: string) => void;

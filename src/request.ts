@@ -25,18 +25,26 @@ export interface RequestEnvironment {
   readonly proxies: ProxyTrust;
 }
 
+/** Converted path parameters: `<int:pk>` gives a number, the other converters strings. */
+export type PathParams = Record<string, string | number>;
+
 /**
  * The request as a Trestle view sees it: DRF's `Request`. Wraps the Fastify
  * request; `data` is parsed only when read, `user`/`auth` come from the
  * view's authentication schemes.
+ *
+ * The type parameters say what a handler expects, as Fastify's route
+ * generics do: `ApiRequest<{ pk: number }, BookInput, Token>` types
+ * `params`, `data` and `auth` (the pipeline does not check them: a
+ * validator, converter or scheme does).
  */
-export class ApiRequest {
+export class ApiRequest<Params extends object = PathParams, Data = unknown, Auth = unknown> {
   readonly raw: FastifyRequest;
   readonly reply: FastifyReply;
   readonly app: AppContext;
   readonly method: string;
   /** Converted path parameters (DRF's `kwargs`). */
-  params: Record<string, unknown>;
+  params: Params;
   /** The matched route: pattern, name, namespaces. */
   resolverMatch: RouteMatch | null = null;
 
@@ -66,13 +74,13 @@ export class ApiRequest {
   private _host: string | null = null;
   private _pathEnd = -1;
 
-  constructor(raw: FastifyRequest, reply: FastifyReply, env: RequestEnvironment, params: Record<string, unknown> = {}) {
+  constructor(raw: FastifyRequest, reply: FastifyReply, env: RequestEnvironment, params: object = {}) {
     this.raw = raw;
     this.reply = reply;
     this.env = env;
     this.app = env.app;
     this.method = raw.method;
-    this.params = params;
+    this.params = params as Params;
   }
 
   get headers(): FastifyRequest['headers'] {
@@ -149,11 +157,11 @@ export class ApiRequest {
   }
 
   /** The credential the scheme returned (the token record for Token). */
-  get auth(): unknown {
+  get auth(): Auth {
     if (this._auth === NOT_RESOLVED) {
       throw new Error('request.auth was read before authentication ran; use `await request.getAuth()`.');
     }
-    return this._auth;
+    return this._auth as Auth;
   }
 
   set auth(value: unknown) {
@@ -184,7 +192,7 @@ export class ApiRequest {
     for (const scheme of this.authenticators) {
       let result: [User, unknown] | null;
       try {
-        result = await scheme.authenticate(this);
+        result = await scheme.authenticate(this as ApiRequest);
       } catch (err) {
         if (err instanceof ApiError) {
           this.notAuthenticated();
@@ -227,9 +235,9 @@ export class ApiRequest {
    * `request.data`). An empty body is `{}`. Throws 415 for a content type no
    * parser accepts and 400 for a body that does not parse.
    */
-  get data(): unknown {
+  get data(): Data {
     if (this._data === NOT_RESOLVED) this.parse();
-    return this._data;
+    return this._data as Data;
   }
 
   set data(value: unknown) {

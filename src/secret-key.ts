@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, linkSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { ImproperlyConfigured } from './exceptions.js';
+import { defaultSettings } from './settings.js';
 
 /** Name of the development secret inside the data folder. */
 export const SECRET_KEY_FILE = 'secret_key';
@@ -40,14 +42,20 @@ export function resolveSecretKey(
   }
   mkdirSync(resolve(dataDir), { recursive: true, mode: 0o700 });
   const secret = randomBytes(32).toString('base64url');
+  // Written whole to a private temporary file, then linked into place: the
+  // link either appears complete or fails with EEXIST, so processes starting
+  // at once never read a half-written key and all end up with the winner's.
+  const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  writeFileSync(temp, `${secret}\n`, { mode: 0o600, flag: 'wx' });
   try {
-    // `wx`: when two processes start at once, the second reads the first one's key.
-    writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
+    linkSync(temp, file);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     const raced = readSecretFile(file);
     if (raced === null) throw new Error(`${file} is empty: delete it or set SECRET_KEY.`);
     return raced;
+  } finally {
+    unlinkSync(temp);
   }
   warn(`SECRET_KEY is not set: generated a development key into ${file}. Set SECRET_KEY in production.`);
   return secret;
@@ -66,4 +74,30 @@ function readSecretFile(file: string): string | null {
   // Tighten a key file that was copied around with loose permissions.
   if (process.platform !== 'win32' && (statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
   return secret;
+}
+
+/**
+ * Production start-up checks, as Django's `check --deploy` errors: with DEBUG
+ * false (the default when `NODE_ENV=production`) the app refuses to start
+ * without a SECRET_KEY (setting or environment) or with the development
+ * ALLOWED_HOSTS. Each failure is one line saying what to set.
+ */
+export function checkProductionSettings(
+  settings: { readonly DEBUG: boolean; readonly SECRET_KEY: string | null; readonly ALLOWED_HOSTS: readonly string[] },
+  env: NodeJS.ProcessEnv = process.env,
+): void {
+  if (settings.DEBUG) return;
+  const why = env['NODE_ENV'] === 'production' ? 'NODE_ENV is production' : 'DEBUG is false';
+  if (!settings.SECRET_KEY && !env['SECRET_KEY']) {
+    throw new ImproperlyConfigured(
+      `SECRET_KEY is not set (${why}): set the SECRET_KEY environment variable to a long random string, the same for every process.`,
+    );
+  }
+  const defaults = defaultSettings().ALLOWED_HOSTS;
+  const hosts = settings.ALLOWED_HOSTS;
+  if (hosts.length === defaults.length && hosts.every((h, i) => h === defaults[i])) {
+    throw new ImproperlyConfigured(
+      `ALLOWED_HOSTS is the development default (${why}): set ALLOWED_HOSTS to the host names this app serves, e.g. ["api.example.com"].`,
+    );
+  }
 }

@@ -103,6 +103,11 @@ export interface Settings {
   /** `redis://…`; when set, throttles, sessions and caches live in Redis. */
   REDIS_URL: string | null;
 
+  /**
+   * Development mode. Defaults to true unless `NODE_ENV=production`; when
+   * false, `createApp` refuses to start without SECRET_KEY or with the
+   * development ALLOWED_HOSTS.
+   */
   DEBUG: boolean;
 }
 
@@ -164,7 +169,7 @@ export function defaultSettings(): Settings {
 
     REDIS_URL: null,
 
-    DEBUG: false,
+    DEBUG: process.env['NODE_ENV'] !== 'production',
   };
 }
 

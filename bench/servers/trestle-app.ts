@@ -113,8 +113,9 @@ export const benchRoutes = [
 /** The bench app on an open database. */
 export function buildTrestleApp(database: Database): Promise<TrestleApp> {
   return createApp({
+    logger: false,
     settings: benchSettings,
     routes: benchRoutes,
-    services: { database, db: database.db, users: new KyselyUserStore(database.db) },
+    database,
   });
 }

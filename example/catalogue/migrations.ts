@@ -51,5 +51,13 @@ export interface CatalogueTables {
   catalogue_book: BookTable;
 }
 
+// The app's tables, declared once: `req.app.services.get('db')` is a
+// `Kysely<CatalogueTables>` in every view (an installed app writes `'trestle'`).
+declare module '../../src/index.js' {
+  interface AppTypes {
+    database: CatalogueTables;
+  }
+}
+
 export type AuthorRow = Selectable<AuthorTable>;
 export type BookRow = Selectable<BookTable>;

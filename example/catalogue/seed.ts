@@ -1,6 +1,4 @@
-import type { Kysely } from 'kysely';
 import type { ProjectContext } from '../../src/index.js';
-import type { CatalogueTables } from './migrations.js';
 
 /** The demo accounts `npm start` prints. Only for the example service. */
 export const DEMO_USER = { username: 'demo', password: 'demo-password', email: 'demo@example.com' };
@@ -22,7 +20,7 @@ export const BOOK_COUNT = 5000;
  * admin console. Does nothing when books already exist.
  */
 export async function seedCatalogue(ctx: ProjectContext, log: (line: string) => void = () => {}): Promise<boolean> {
-  const db = ctx.database.db as unknown as Kysely<CatalogueTables>;
+  const db = ctx.db;
   const existing = await db.selectFrom('catalogue_book').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   if (Number(existing.n) > 0) return false;
 

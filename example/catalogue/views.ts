@@ -1,4 +1,3 @@
-import type { Kysely } from 'kysely';
 import {
   AllowAny,
   ApiRequest,
@@ -20,10 +19,10 @@ import {
   type Infer,
   type SerializeContext,
 } from '../../src/index.js';
-import type { AuthorRow, BookRow, CatalogueTables } from './migrations.js';
+import type { AuthorRow, BookRow } from './migrations.js';
 
-function db(req: ApiRequest): Kysely<CatalogueTables> {
-  return req.app.services.get('db') as unknown as Kysely<CatalogueTables>;
+function db(req: ApiRequest) {
+  return req.app.services.get('db');
 }
 
 /** Page-number pages of 20; clients may ask for up to 100 with `?page_size=`. */

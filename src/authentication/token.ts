@@ -5,7 +5,6 @@ import type { Token } from '../authtoken/token-store.js';
 import type { Authentication } from './base.js';
 import { authorizationCredentials } from './authorization-header.js';
 import { AuthenticationFailed } from '../exceptions.js';
-import '../authtoken/install.js';
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 

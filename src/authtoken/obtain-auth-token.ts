@@ -15,7 +15,6 @@ import { JSONParser } from '../parsers/json.js';
 import { JSONRenderer } from '../renderers/json.js';
 import { TokenKeyUnavailable } from './errors.js';
 import { pythonStr } from '../utils/python-str.js';
-import './install.js';
 
 /** The fields' messages, DRF's `CharField` ones. */
 const FIELD_MESSAGES = {

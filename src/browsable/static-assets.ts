@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { staticUrl } from './static-url.js';
-import type { AppInstaller } from '../app.js';
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../context.js';
 import { STYLESHEET } from './assets/style.js';
 import { BROWSABLE_SCRIPT } from './assets/browsable-script.js';
 import { DOCS_SCRIPT } from './assets/docs-script.js';
@@ -58,10 +59,10 @@ function lookup(name: string): Asset | null {
  * `STATIC_URL` + `trestle/` from memory (our own) or from `swagger-ui-dist`
  * (an allow-list, never a path from the request), with an ETag. Nothing is
  * fetched from a CDN. When STATIC_URL is an absolute URL the app serves
- * nothing and the files are expected there. Registered for every app by
- * `browsable/install.ts` (imported by the package entry).
+ * nothing and the files are expected there. Called by `createApp` unless
+ * its `staticAssets` option is false.
  */
-export const installStaticAssets: AppInstaller = (app, fastify) => {
+export function installStaticAssets(app: AppContext, fastify: FastifyInstance): void {
   const base = app.settings.STATIC_URL;
   if (!base.startsWith('/')) return;
   const prefix = staticUrl(app.settings, '');
@@ -80,4 +81,4 @@ export const installStaticAssets: AppInstaller = (app, fastify) => {
       return reply.type(found.type).send(found.body);
     },
   });
-};
+}

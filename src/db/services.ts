@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { ServiceRegistry } from '../context.js';
+import type { AppDatabase, ServiceRegistry } from '../context.js';
 import type { UserStore } from '../users/store.js';
 import { KyselyUserStore } from '../users/kysely-user-store.js';
 import type { Database } from './database.js';
@@ -8,9 +8,8 @@ declare module '../context.js' {
   interface ServiceMap {
     /** The open database (connection/pool, dialect, redacted URL). */
     database: Database;
-    /** Kysely over the whole database, framework and project tables alike. */
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- project tables are unknown here
-    db: Kysely<any>;
+    /** Kysely over the whole database, typed by the app's `AppTypes['database']`. */
+    db: Kysely<AppDatabase>;
     /** Where users live; `KyselyUserStore` unless the app plugs its own. */
     users: UserStore;
   }
@@ -26,6 +25,6 @@ export function registerDataServices(
   options: { users?: UserStore } = {},
 ): void {
   services.set('database', database);
-  services.set('db', database.db);
+  services.set('db', database.db as Kysely<AppDatabase>);
   services.set('users', options.users ?? new KyselyUserStore(database.db));
 }

@@ -37,6 +37,8 @@ export interface Pagination<T = unknown> {
   htmlContext(req: ApiRequest): Record<string, unknown> | null;
   /** Name of the page-control template; `null` switches controls off. */
   template: string | null;
+  /** Start-up checks, called once when the view binds; throwing rejects `createApp`. */
+  checkConfiguration?(): void;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -83,11 +85,13 @@ export abstract class BasePagination<T = unknown, State = unknown> implements Pa
 
   constructor(app: AppContext) {
     this.app = app;
-    queueMicrotask(() => this.checkConfiguration());
   }
 
-  /** Start-up checks, run once the subclass's fields are set. */
-  protected checkConfiguration(): void {}
+  /**
+   * Start-up checks, run by the view when it binds (inside `createApp`), once
+   * the subclass's fields are set; a failure rejects `createApp`.
+   */
+  checkConfiguration(): void {}
 
   abstract paginate(source: Source<T>, req: ApiRequest, view: APIView | null): Promise<T[] | null>;
   abstract paginatedResponse(data: unknown[], req: ApiRequest): Response;

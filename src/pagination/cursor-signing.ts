@@ -4,26 +4,20 @@
  * keyed from SECRET_KEY, so a cursor that was edited, or taken from another
  * view or ordering, is refused before anything in it is used.
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { AppContext } from '../context.js';
-import { warnOnce } from './base.js';
 
-// Used when SECRET_KEY is null: cursors then survive only as long as this process.
-const processKey = randomBytes(32);
 const keys = new WeakMap<AppContext, Buffer>();
 
-/** The cursor-signing key for an app: derived from SECRET_KEY, never SECRET_KEY itself. */
+/**
+ * The cursor-signing key for an app: derived from the app's SECRET_KEY (the
+ * same one tokens use, so every process on one database agrees), never
+ * SECRET_KEY itself. Resolved on first use.
+ */
 export function cursorKey(app: AppContext): Buffer {
   let key = keys.get(app);
   if (key) return key;
-  const secret = app.settings.SECRET_KEY;
-  if (secret === null || secret === '') {
-    warnOnce(app, 'cursor-secret',
-      'SECRET_KEY is not set: pagination cursors are signed with a random per-process key, so they stop working after a restart and across workers. Set SECRET_KEY.');
-    key = processKey;
-  } else {
-    key = createHmac('sha256', secret).update('trestle.pagination.CursorPagination').digest();
-  }
+  key = createHmac('sha256', app.secretKey()).update('trestle.pagination.CursorPagination').digest();
   keys.set(app, key);
   return key;
 }

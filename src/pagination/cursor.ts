@@ -105,13 +105,12 @@ export class CursorPagination<T = unknown> extends BasePagination<T, CursorState
     this.orderingParam = app.settings.ORDERING_PARAM;
   }
 
-  protected override checkConfiguration(): void {
+  override checkConfiguration(): void {
     if (!this.pageSize) {
       warnOnce(this.app, `page-size:${this.constructor.name}`,
         `${this.constructor.name} is set but has no page size: set PAGE_SIZE or pageSize, or list responses are not paginated.`);
     }
     this.parseOrdering(this.ordering);
-    cursorKey(this.app);
   }
 
   getPageSize(req: ApiRequest): number | null {

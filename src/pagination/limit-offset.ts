@@ -53,7 +53,7 @@ export class LimitOffsetPagination<T = unknown> extends BasePagination<T, LimitO
     this.defaultLimit = app.settings.PAGE_SIZE;
   }
 
-  protected override checkConfiguration(): void {
+  override checkConfiguration(): void {
     if (!this.defaultLimit) {
       warnOnce(this.app, `page-size:${this.constructor.name}`,
         `${this.constructor.name} is set but has no default limit: set PAGE_SIZE or defaultLimit, or responses are paginated only when the client sends "${this.limitQueryParam}".`);

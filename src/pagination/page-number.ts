@@ -65,7 +65,7 @@ export class PageNumberPagination<T = unknown> extends BasePagination<T, PageNum
     this.pageSize = app.settings.PAGE_SIZE;
   }
 
-  protected override checkConfiguration(): void {
+  override checkConfiguration(): void {
     if (!this.pageSize) {
       warnOnce(this.app, `page-size:${this.constructor.name}`,
         `${this.constructor.name} is set but has no page size: set PAGE_SIZE or pageSize, or list responses are not paginated.`);

@@ -1,4 +1,4 @@
-import type { ApiRequest } from '../request.js';
+import type { ApiRequest, PathParams } from '../request.js';
 import type { AuthenticationClass } from '../authentication/base.js';
 import type { PermissionClass } from '../permissions.js';
 import type { ThrottleClass } from '../throttling/base.js';
@@ -25,10 +25,11 @@ export interface FunctionViewOptions {
  *
  * @example
  * path('ping/', apiView(['GET'], async (req) => ({ pong: true })))
+ * path('items/<int:pk>/', apiView(['GET'], (req: ApiRequest<{ pk: number }>) => ({ pk: req.params.pk })))
  */
-export function apiView(
+export function apiView<Params extends object = PathParams, Data = unknown, Auth = unknown>(
   methods: readonly string[],
-  handler: (req: ApiRequest) => HandlerResult | Promise<HandlerResult>,
+  handler: (req: ApiRequest<Params, Data, Auth>) => HandlerResult | Promise<HandlerResult>,
   options: FunctionViewOptions = {},
 ): APIView {
   const { name, description, ...config } = options;
@@ -39,7 +40,7 @@ export function apiView(
   const view = new FunctionView();
   Object.assign(view, config);
   for (const m of methods) {
-    (view as unknown as Record<string, Handler>)[m.toLowerCase()] = handler;
+    (view as unknown as Record<string, Handler>)[m.toLowerCase()] = handler as Handler;
   }
   return view;
 }

@@ -72,6 +72,7 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
     this._lookupConverter = converter;
     const cls = this.paginationClass === undefined ? app.settings.DEFAULT_PAGINATION_CLASS : this.paginationClass;
     this._paginator = cls ? (new cls(app) as Pagination<T>) : null;
+    this._paginator?.checkConfiguration?.();
     this._filterBackends = (this.filterBackends ?? app.settings.DEFAULT_FILTER_BACKENDS).map((B) => new B(app));
     for (const backend of this._filterBackends) backend.checkView?.(this);
   }
@@ -114,7 +115,7 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
   async getObject(req: ApiRequest): Promise<T> {
     const source = await this.filterQueryset(req, await this.getQueryset(req));
     const kwarg = this.lookupUrlKwarg ?? (this.lookupField in req.params ? this.lookupField : 'pk');
-    let value = req.params[kwarg];
+    let value: unknown = req.params[kwarg];
     if (value === undefined) {
       throw new ImproperlyConfigured(
         `Expected view ${this.constructor.name} to be called with a URL parameter named "${kwarg}".`,

@@ -74,10 +74,11 @@ export async function authFixture(database?: Database): Promise<AuthFixture> {
 
 /** An app on the fixture's database and users. */
 export function appWith(fx: AuthFixture, options: CreateAppOptions = {}): Promise<TrestleApp> {
-  // Services go in before installers run (tokens, sessions look for `database`).
   return createApp({
+    logger: false,
     ...options,
-    services: { database: fx.database, db: fx.database.db, users: fx.users, ...options.services },
+    database: fx.database,
+    users: fx.users,
   });
 }
 

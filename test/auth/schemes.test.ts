@@ -236,7 +236,7 @@ describe('authentication schemes on the wire', () => {
     class V extends Echo {
       override authenticationClasses = [Buggy];
     }
-    const app = await createApp({ routes: [path('v/', V)] });
+    const app = await createApp({ logger: false, routes: [path('v/', V)] });
     const res = await app.inject({ url: '/v/' });
     expect(res.statusCode).toBe(500);
     expect(res.json()).toEqual({ detail: 'A server error occurred.' });

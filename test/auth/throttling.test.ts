@@ -225,7 +225,7 @@ describe('configuration errors surface when the view binds', () => {
         return {};
       }
     }
-    await expect(createApp({ settings: { DEFAULT_THROTTLE_RATES: {} }, routes: [path('v/', V)] })).rejects.toThrow(
+    await expect(createApp({ logger: false, settings: { DEFAULT_THROTTLE_RATES: {} }, routes: [path('v/', V)] })).rejects.toThrow(
       new ImproperlyConfigured("No default throttle rate set for 'anon' scope"),
     );
   });
@@ -238,7 +238,7 @@ describe('configuration errors surface when the view binds', () => {
         return {};
       }
     }
-    await expect(createApp({ routes: [path('v/', V)] })).rejects.toThrow("No default throttle rate set for 'uploads' scope");
+    await expect(createApp({ logger: false, routes: [path('v/', V)] })).rejects.toThrow("No default throttle rate set for 'uploads' scope");
   });
 
   it('a null rate (DRF\'s default for anon and user) never throttles', async () => {
@@ -249,7 +249,7 @@ describe('configuration errors surface when the view binds', () => {
         return { ok: true };
       }
     }
-    const app = await createApp({ routes: [path('v/', V)] });
+    const app = await createApp({ logger: false, routes: [path('v/', V)] });
     for (let i = 0; i < 5; i++) expect((await app.inject({ url: '/v/' })).statusCode).toBe(200);
     await app.close();
   });

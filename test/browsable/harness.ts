@@ -1,6 +1,5 @@
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
-import { KyselyUserStore } from '../../src/users/kysely-user-store.js';
 import { freshSqliteUrl } from '../helpers/databases.js';
 import {
   APIView,
@@ -125,8 +124,7 @@ export async function startHarness(settings: SettingsInput = {}, logger: CreateA
   const app = await createApp({
     settings: { SECRET_KEY: 'test-secret-key-for-browsable-tests-0123456789', ...settings },
     routes: apiRoutes(items),
-    // Registered before the installers run, so the `tokens` service is built on this database.
-    services: { database, db: database.db, users: new KyselyUserStore(database.db) },
+    database,
     logger,
   });
   const users = app.trestle.services.get('users');

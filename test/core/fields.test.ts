@@ -22,7 +22,7 @@ class BookCreate extends CreateAPIView {
 }
 
 async function post(payload: unknown) {
-  const app = await createApp({ routes: [path('books/', BookCreate)] });
+  const app = await createApp({ logger: false, routes: [path('books/', BookCreate)] });
   return app.inject({ method: 'POST', url: '/books/', payload: JSON.stringify(payload), headers: { 'content-type': 'application/json' } });
 }
 
@@ -63,7 +63,7 @@ describe('field validation with DRF messages', () => {
   });
 
   it("a string field takes a JSON number as Python's str() of it (1e999 is 'inf'); booleans and objects are refused", async () => {
-    const app = await createApp({ routes: [path('books/', BookCreate)] });
+    const app = await createApp({ logger: false, routes: [path('books/', BookCreate)] });
     const raw = (payload: string) => app.inject({ method: 'POST', url: '/books/', payload, headers: { 'content-type': 'application/json' } });
     for (const [sent, stored] of [['1e999', 'inf'], ['-1e999', '-inf'], ['42', '42'], ['0.00001', '1e-05'], ['2.5', '2.5']] as const) {
       const res = await raw(`{"title": ${sent}}`);
@@ -81,7 +81,7 @@ describe('field validation with DRF messages', () => {
   });
 
   it('OPTIONS describes the accepted fields under actions, as DRF\'s metadata', async () => {
-    const app = await createApp({ routes: [path('books/', BookCreate)] });
+    const app = await createApp({ logger: false, routes: [path('books/', BookCreate)] });
     const res = await app.inject({ method: 'OPTIONS', url: '/books/' });
     expect(res.statusCode).toBe(200);
     expect(res.json().actions).toEqual({

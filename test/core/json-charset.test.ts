@@ -13,7 +13,7 @@ class Echo extends APIView {
 describe('JSON bodies with a charset parameter (Django reads the body in that charset)', () => {
   let app: TrestleApp;
   beforeAll(async () => {
-    app = await createApp({ routes: [path('echo/', Echo)] });
+    app = await createApp({ logger: false, routes: [path('echo/', Echo)] });
   });
   afterAll(() => app.close());
 

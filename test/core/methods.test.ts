@@ -53,7 +53,7 @@ class Items extends APIView {
 
 let app: TrestleApp;
 beforeAll(async () => {
-  app = await createApp({ routes: [path('items/', Items)] });
+  app = await createApp({ logger: false, routes: [path('items/', Items)] });
 });
 afterAll(() => app.close());
 

@@ -94,6 +94,7 @@ async function app(settings = {}) {
   const router = new DefaultRouter();
   router.register('shelf', BookViewSet, { basename: 'shelf' });
   return createApp({
+    logger: false,
     settings,
     routes: [
       path('ping/<int:pk>/', Ping, { name: 'ping' }),
@@ -306,8 +307,8 @@ describe('views shared between apps', () => {
   const shared = new SettingsEcho();
 
   it('one view instance mounted in two apps is bound to each app separately', async () => {
-    const a = await createApp({ settings: { PAGE_SIZE: 5 }, routes: [path('s/', shared)] });
-    const b = await createApp({ settings: { PAGE_SIZE: 7 }, routes: [path('s/', shared)] });
+    const a = await createApp({ logger: false, settings: { PAGE_SIZE: 5 }, routes: [path('s/', shared)] });
+    const b = await createApp({ logger: false, settings: { PAGE_SIZE: 7 }, routes: [path('s/', shared)] });
     expect((await a.inject({ url: '/s/' })).json()).toEqual({ pageSize: 5 });
     expect((await b.inject({ url: '/s/' })).json()).toEqual({ pageSize: 7 });
   });
@@ -315,14 +316,14 @@ describe('views shared between apps', () => {
 
 describe('settings', () => {
   it('an unknown setting name is an error at start-up, with a hint', async () => {
-    await expect(createApp({ settings: { PAGE_SIZ: 10 } as never })).rejects.toThrow(/Unknown setting "PAGE_SIZ". Did you mean "PAGE_SIZE"\?/);
+    await expect(createApp({ logger: false, settings: { PAGE_SIZ: 10 } as never })).rejects.toThrow(/Unknown setting "PAGE_SIZ". Did you mean "PAGE_SIZE"\?/);
   });
 
   it('a bad PAGE_SIZE is rejected at start-up', async () => {
-    await expect(createApp({ settings: { PAGE_SIZE: -1 } })).rejects.toThrow(ImproperlyConfigured);
+    await expect(createApp({ logger: false, settings: { PAGE_SIZE: -1 } })).rejects.toThrow(ImproperlyConfigured);
   });
 
   it('a bad TRUSTED_PROXIES entry is rejected at start-up', async () => {
-    await expect(createApp({ settings: { TRUSTED_PROXIES: ['not-an-ip'] } })).rejects.toThrow(ImproperlyConfigured);
+    await expect(createApp({ logger: false, settings: { TRUSTED_PROXIES: ['not-an-ip'] } })).rejects.toThrow(ImproperlyConfigured);
   });
 });

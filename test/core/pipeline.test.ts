@@ -137,6 +137,7 @@ class MembersOnly extends APIView {
 
 async function app() {
   return createApp({
+    logger: false,
     routes: [
       path('whoami/', Whoami),
       path('open/', Open),
@@ -213,7 +214,7 @@ describe('request pipeline', () => {
 
   it('a programming error inside a scheme is wrapped, logged and answered with a generic 500', async () => {
     const logged: unknown[] = [];
-    const a = await createApp({ routes: [path('buggy/', Buggy)] });
+    const a = await createApp({ logger: false, routes: [path('buggy/', Buggy)] });
     a.log.error = ((obj: unknown) => void logged.push(obj)) as typeof a.log.error;
     const res = await a.inject({ url: '/buggy/' });
     expect(res.statusCode).toBe(500);
@@ -318,7 +319,7 @@ describe('lazy body parsing', () => {
   });
 
   it('a body over DATA_UPLOAD_MAX_MEMORY_SIZE is 413 JSON', async () => {
-    const a = await createApp({ settings: { DATA_UPLOAD_MAX_MEMORY_SIZE: 10 }, routes: [path('open/', Open)] });
+    const a = await createApp({ logger: false, settings: { DATA_UPLOAD_MAX_MEMORY_SIZE: 10 }, routes: [path('open/', Open)] });
     const res = await a.inject({ method: 'POST', url: '/open/', payload: '{"a":"0123456789"}', headers: { 'content-type': 'application/json' } });
     expect(res.statusCode).toBe(413);
     expect(res.headers['content-type']).toBe('application/json');

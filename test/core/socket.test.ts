@@ -13,7 +13,7 @@ let app: TrestleApp;
 let port: number;
 
 beforeAll(async () => {
-  app = await createApp({ routes: [path('ok/', Ok)] });
+  app = await createApp({ logger: false, routes: [path('ok/', Ok)] });
   await app.listen({ port: 0, host: '127.0.0.1' });
   port = (app.server.address() as net.AddressInfo).port;
 });

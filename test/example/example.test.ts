@@ -21,7 +21,7 @@ describe.each(testDatabases())('the example service on $name', ({ open }) => {
 
   it('seeds once: a second run finds the books and adds nothing', async () => {
     const users = new KyselyUserStore(database.db);
-    expect(await seedCatalogue({ database, users })).toBe(false);
+    expect(await seedCatalogue({ database, db: app.trestle.services.get('db'), users })).toBe(false);
     const res = await app.inject({ url: '/api/books/' });
     expect(res.json().count).toBe(BOOK_COUNT);
   });

@@ -18,9 +18,9 @@ export async function startExample(open: () => Promise<Database>): Promise<Runni
   const database = await open();
   await migrate(database, project.migrations);
   const users = new KyselyUserStore(database.db);
-  const seeded = await seedCatalogue({ database, users });
   const dataDir = mkdtempSync(join(tmpdir(), 'trestle-example-'));
-  const app = await createExampleApp({ database, users, dataDir });
+  const app = await createExampleApp({ database, users, dataDir, logger: false });
+  const seeded = await seedCatalogue({ database, db: app.trestle.services.get('db'), users });
   return {
     database,
     app,

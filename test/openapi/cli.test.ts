@@ -48,7 +48,7 @@ describe('trestle openapi', () => {
     expect(stderr).toBe('');
     expect(code).toBe(0);
     const printed = JSON.parse(stdout);
-    const app = await createApp({ routes });
+    const app = await createApp({ logger: false, routes });
     const res = await app.inject({ method: 'GET', url: '/openapi.json' });
     await app.close();
     expect(res.statusCode).toBe(200);

@@ -109,5 +109,5 @@ export const routes: RouteEntry[] = [
 ];
 
 export function schemaApp() {
-  return createApp({ routes });
+  return createApp({ logger: false, routes });
 }

@@ -161,7 +161,7 @@ describe('CursorPagination on an array', () => {
     expect(await get(rekeyed, `/items/?cursor=${token}`)).toMatchObject({ status: 404, body: { detail: 'Invalid cursor' } });
   });
 
-  it('without SECRET_KEY cursors still work (per-process key) and a warning is logged once', async () => {
+  it('without SECRET_KEY cursors are signed with the development key, and a warning is logged once', async () => {
     const { app, warnings } = await cursorApp(() => books(12), Keyset, { PAGE_SIZE: 5 });
     const p1 = await get(app, '/items/');
     expect(ids((await get(app, path(p1.body!['next']))).body)).toEqual([7, 6, 5, 4, 3]);

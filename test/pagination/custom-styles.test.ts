@@ -49,13 +49,13 @@ describe('custom styles and the interface', () => {
         return this.paginator.paginatedResponse(page!.map((b) => ({ id: b.id })), req);
       }
     }
-    app = await createApp({ routes: [path('hand/', Handmade)] });
+    app = await createApp({ logger: false, routes: [path('hand/', Handmade)] });
     expect(await get(app, '/hand/?page=3')).toMatchObject({ status: 200, body: { count: 5, next: null, previous: `${BASE}/hand/?page=2`, results: [{ id: 5 }] } });
     expect(await get(app, '/hand/?page=x')).toMatchObject({ status: 404, body: { detail: 'Invalid page.' } });
   });
 
   it("schemaParameters carry DRF's names and descriptions", async () => {
-    app = await createApp({ settings: { PAGE_SIZE: 5 } });
+    app = await createApp({ logger: false, settings: { PAGE_SIZE: 5 } });
     const ctx = app.trestle;
     class Sized extends PageNumberPagination {
       override pageSizeQueryParam = 'page_size';
@@ -97,7 +97,7 @@ describe('custom styles and the interface', () => {
         return { ok: true };
       }
     }
-    app = await createApp({ routes: [path('p/', Probe)] });
+    app = await createApp({ logger: false, routes: [path('p/', Probe)] });
     expect((await get(app, '/p/?page=6')).status).toBe(200);
     const ctx = seen[0] as { page_links: { number: number | null; is_active: boolean; is_break: boolean }[]; previous_url: string };
     expect(ctx.page_links.map((l) => (l.is_break ? '…' : l.number))).toEqual([1, '…', 5, 6, 7, '…', 10]);

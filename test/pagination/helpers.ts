@@ -47,7 +47,6 @@ export async function serve(view: typeof ListAPIView<unknown>, settings: Setting
     logger: { level: 'warn', stream },
     routes: [path('items/', view), ...more.map(([p, v]) => path(p, v))],
   });
-  await new Promise((r) => setTimeout(r, 0)); // start-up checks run once fields are set
   return { app, warnings };
 }
 

@@ -56,9 +56,12 @@ export async function tokenApp(
     path('bearer/me/', apiView(['GET'], whoAmI, { authenticationClasses: [BearerAuthentication], permissionClasses: [IsAuthenticated] })),
   ];
   const app = await createApp({
+    logger: false,
     settings: { SECRET_KEY: TEST_SECRET, ...settings },
     routes,
-    services: { database, db: database.db, users, ...services },
+    database,
+    users,
+    services,
   });
   await app.ready();
   return {

@@ -161,6 +161,7 @@ function whoAmI(req: ApiRequest) {
 
 async function buildApp(database: Database, users: KyselyUserStore): Promise<TrestleApp> {
   const app = await createApp({
+    logger: false,
     settings: { SECRET_KEY: SECRET },
     routes: [
       path('api-token-auth/', obtainAuthToken),
@@ -172,7 +173,8 @@ async function buildApp(database: Database, users: KyselyUserStore): Promise<Tre
         }),
       ),
     ],
-    services: { database, db: database.db, users },
+    database,
+    users,
   });
   await app.ready();
   return app;

@@ -21,7 +21,7 @@ export function versionView(config: ViewConfig = {}, link?: { name: string; para
 }
 
 export async function makeApp(routes: RouteEntry[], settings: SettingsInput = {}): Promise<TrestleApp> {
-  const app = await createApp({ routes, settings });
+  const app = await createApp({ logger: false, routes, settings });
   await app.ready();
   return app;
 }

@@ -36,7 +36,7 @@ describe('listVersions (for the OpenAPI generator)', () => {
     header: view({ versioningClass: XAPIVersionScheme }),
   };
   beforeAll(async () => {
-    app = await createApp({ routes: Object.entries(views).map(([name, v]) => path(`${name}/`, v)) });
+    app = await createApp({ logger: false, routes: Object.entries(views).map(([name, v]) => path(`${name}/`, v)) });
   });
   afterAll(() => app.close());
 

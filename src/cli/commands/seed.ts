@@ -1,3 +1,4 @@
+import type { ProjectContext } from '../../project.js';
 import { CliError, type Command } from '../command.js';
 
 /** `trestle seed`: runs the project's `seed` hook (sample data for a fresh database). */
@@ -14,7 +15,9 @@ export const seedCommand: Command = {
     const database = await ctx.database();
     const users = await ctx.users();
     ctx.print(`Seeding ${database.url}...`);
-    await seed({ database, users, log: (line: string) => ctx.print(line) });
+    // The project's tables are its own (`AppTypes`); the framework only opened the connection.
+    const db = database.db as unknown as ProjectContext['db'];
+    await seed({ database, db, users, log: (line: string) => ctx.print(line) });
     ctx.print('Done.');
     return 0;
   },

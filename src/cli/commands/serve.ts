@@ -66,8 +66,8 @@ async function buildApp(ctx: CommandContext): Promise<FastifyInstance> {
   return createApp({
     settings,
     routes,
-    services: { database, db: database.db, users },
-    logger: { level: 'info' },
+    database,
+    users,
   });
 }
 

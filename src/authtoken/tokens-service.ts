@@ -1,7 +1,5 @@
-import { resolve } from 'node:path';
-import { registerInstaller, type AppInstaller } from '../installers.js';
+import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
-import { resolveSecretKey } from '../secret-key.js';
 import { TokenStore } from './token-store.js';
 
 declare module '../context.js' {
@@ -12,25 +10,26 @@ declare module '../context.js' {
 }
 
 /**
- * A `TokenStore` for an app's settings. The secret is resolved on first use
- * (SECRET_KEY, then `$SECRET_KEY`, then the development key in `./data`), so
- * an app that never shows a key never creates the development key file.
+ * A `TokenStore` for an app's settings, keyed by the app's one SECRET_KEY
+ * (resolved on first use, so an app that never shows a key never creates
+ * the development key file).
  */
 export function tokenStoreFor(app: AppContext): TokenStore {
   const s = app.settings;
   return new TokenStore(app.services.get('database').db, {
-    secret: () => resolveSecretKey(s, resolve('data'), { warn: (m) => app.log.warn(m) }),
+    secret: () => app.secretKey(),
     mode: s.TOKEN_MODE,
     ttlSeconds: s.TOKEN_TTL,
   });
 }
 
 /**
- * Registers the `tokens` service on every app that has a `database` (unless
- * the app brought its own), and, with TOKEN_CREATE_ON_USER_CREATED, gives
- * every new user a token (DRF's post-save receiver).
+ * Called by `createApp` for an app that has a `database`: registers the
+ * `tokens` service (unless the app brought its own), and, with
+ * TOKEN_CREATE_ON_USER_CREATED, gives every new user a token (DRF's
+ * post-save receiver).
  */
-export const installTokens: AppInstaller = (app, fastify) => {
+export function installTokens(app: AppContext, fastify: FastifyInstance): void {
   if (!app.services.has('database')) return;
   if (!app.services.has('tokens')) app.services.set('tokens', tokenStoreFor(app));
   if (app.settings.TOKEN_CREATE_ON_USER_CREATED) {
@@ -43,6 +42,4 @@ export const installTokens: AppInstaller = (app, fastify) => {
     // The user store may outlive the app (tests, several apps on one store).
     fastify.addHook('onClose', async () => unsubscribe());
   }
-};
-
-registerInstaller(installTokens);
+}
