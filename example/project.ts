@@ -27,9 +27,10 @@ import { browsableRoutes } from './browsable.js';
  * The example service: a book catalogue that shows every part of Trestle.
  *
  *   /api/                      the API root (DefaultRouter)
- *   /api/books/                page-number pagination, read by anyone, written when signed in
- *   /api/authors/              limit/offset pagination and ?search=
- *   /api/feed/                 cursor pagination (newest first)
+ *   /api/books/                page-number pagination, read by anyone, written when signed in;
+ *                              ?search=, ?ordering=, ?author=, ?year__gte=, ?isbn=
+ *   /api/authors/              limit/offset pagination, ?search= and ?ordering=
+ *   /api/feed/                 cursor pagination (newest first, or ?ordering=year, …)
  *   /api/shelf/                a custom style: links in the Link header
  *   /versioned/v1|v2/books/    URL-path versioning, v1 deprecated
  *   /auth/…                    one route per authentication scheme, permissions, throttles

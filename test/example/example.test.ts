@@ -87,6 +87,92 @@ describe.each(testDatabases())('the example service on $name', ({ open }) => {
     expect(bad.json()).toEqual({ detail: 'Invalid cursor' });
   });
 
+  it('books: searched by title and author name, ordered, filtered by author, year range and ISBN', async () => {
+    type Book = { id: number; title: string; author: string; year: number; isbn: string };
+    const get = async (url: string) => {
+      const res = await app.inject({ url });
+      return { status: res.statusCode, type: res.headers['content-type'], body: res.json() as { count: number; next: string | null; results: Book[] } & Record<string, unknown> };
+    };
+    const atlas = await get('/api/books/?search=ATLAS&page_size=100');
+    expect(atlas).toMatchObject({ status: 200, type: 'application/json' });
+    expect(atlas.body.count).toBeGreaterThan(0);
+    for (const b of atlas.body.results) expect(b.title.toLowerCase()).toContain('atlas');
+
+    const guin = (await get('/api/authors/?search=le%20guin&limit=100')).body.results as unknown as { url: string }[];
+    const byGuin = await get('/api/books/?search=le%20guin&page_size=100');
+    expect(byGuin.body.count).toBe(guin.length * 25);
+    for (const b of byGuin.body.results) expect(guin.map((a) => a.url)).toContain(b.author);
+
+    const ordered = await get('/api/books/?ordering=-year,id&page_size=5');
+    const years = ordered.body.results.map((b) => b.year);
+    expect(years).toEqual([...years].sort((a, b) => b - a));
+    expect(years[0]).toBe(2024);
+
+    const byAuthor = await get('/api/books/?author=3&page_size=100');
+    expect(byAuthor.body.count).toBe(25);
+    for (const b of byAuthor.body.results) expect(b.author).toBe('http://localhost:80/api/authors/3/');
+
+    const seventies = await get('/api/books/?year__gte=1970&year__lte=1979&page_size=100');
+    expect(seventies.body.count).toBeGreaterThan(0);
+    for (const b of seventies.body.results) expect(b.year >= 1970 && b.year <= 1979).toBe(true);
+
+    const first = (await get('/api/books/1/')).body as unknown as Book;
+    const byIsbn = await get(`/api/books/?isbn=${first.isbn}`);
+    expect(byIsbn.body.results.map((b) => b.id)).toEqual([1]);
+
+    expect(await get('/api/books/?year__gte=abc&author=x')).toMatchObject({
+      status: 400,
+      type: 'application/json',
+      body: { year__gte: ['Enter a whole number.'], author: ['Enter a whole number.'] },
+    });
+    const ignored = await get('/api/books/?ordering=password&page_size=3');
+    expect(ignored.body.results.map((b) => b.id)).toEqual([1, 2, 3]);
+    for (const q of ['%25', '_', 'a%00b', Array.from({ length: 1000 }, (_, i) => `t${i}`).join(' ')]) {
+      expect((await get(`/api/books/?search=${encodeURIComponent(q)}`)).status).toBeLessThan(500);
+    }
+
+    const paged = await get('/api/books/?search=the&ordering=-year&year__gte=2000&page_size=2');
+    expect(paged.body.next).toBe('http://localhost:80/api/books/?ordering=-year&page=2&page_size=2&search=the&year__gte=2000');
+  });
+
+  it('authors are searchable and orderable', async () => {
+    const res = await app.inject({ url: '/api/authors/?ordering=-name&limit=3' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().results[0].name).toMatch(/^Yukio /);
+    const asc = await app.inject({ url: '/api/authors/?ordering=name&search=ada&limit=100' });
+    const names = asc.json().results.map((a: { name: string }) => a.name);
+    expect(names.length).toBeGreaterThan(0);
+    expect(names.every((n: string) => n.toLowerCase().includes('ada'))).toBe(true);
+  });
+
+  it("the feed's cursor honours ?ordering= among the allowed fields", async () => {
+    const years: number[] = [];
+    const seen = new Set<number>();
+    let url: string | null = '/api/feed/?ordering=year';
+    for (let page = 0; page < 3 && url; page++) {
+      const res: { statusCode: number; json(): { next: string | null; results: { id: number; year: number }[] } } = await app.inject({ url });
+      expect(res.statusCode).toBe(200);
+      for (const b of res.json().results) {
+        expect(seen.has(b.id)).toBe(false);
+        seen.add(b.id);
+        years.push(b.year);
+      }
+      const next = res.json().next;
+      if (page === 0) expect(next).toContain('ordering=year');
+      url = next ? new URL(next).pathname + new URL(next).search : null;
+    }
+    expect(years.length).toBe(60);
+    expect(years).toEqual([...years].sort((a, b) => a - b));
+    const next = (await app.inject({ url: '/api/feed/?ordering=year' })).json().next as string;
+    const cursor = new URL(next).searchParams.get('cursor')!;
+    const other = await app.inject({ url: `/api/feed/?ordering=title&cursor=${encodeURIComponent(cursor)}` });
+    expect(other.statusCode).toBe(404);
+    expect(other.json()).toEqual({ detail: 'Invalid cursor' });
+    const unknown = await app.inject({ url: '/api/feed/?ordering=isbn' });
+    const plain = await app.inject({ url: '/api/feed/' });
+    expect(unknown.json().results).toEqual(plain.json().results);
+  });
+
   it('the shelf puts its links in a Link header', async () => {
     const res = await app.inject({ url: '/api/shelf/?page=2' });
     expect(res.statusCode).toBe(200);

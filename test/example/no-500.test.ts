@@ -33,7 +33,7 @@ describe.each(testDatabases())('the example never answers 500 on $name', ({ open
       fc.asyncProperty(
         fc.constantFrom(...PATHS),
         fc.constantFrom(...METHODS),
-        fc.dictionary(fc.constantFrom('page', 'page_size', 'limit', 'offset', 'cursor', 'search', 'format', 'version', 'author', 'next', 'ordering'), junk, { maxKeys: 3 }),
+        fc.dictionary(fc.constantFrom('page', 'page_size', 'limit', 'offset', 'cursor', 'search', 'format', 'version', 'author', 'next', 'ordering', 'year__gte', 'year__range', 'author__in', 'isbn', 'created__gte'), junk, { maxKeys: 3 }),
         fc.record(
           {
             authorization: fc.oneof(headerValue, headerValue.map((v) => `Token ${v}`), headerValue.map((v) => `Basic ${v}`)),
