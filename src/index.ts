@@ -269,6 +269,7 @@ export {
 export type {
   Database,
   OpenDatabaseOptions,
+  PgPoolOptions,
   DialectName,
   DB,
   AppMigrations,

@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import type { ConnectionOptions } from 'node:tls';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
@@ -17,10 +18,38 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/**
+ * The `pg.Pool` settings `openDatabase` passes on (see node-postgres' Pool
+ * docs). Declared here, not taken from `@types/pg`, so the published types
+ * need no development-only package.
+ */
+export interface PgPoolOptions {
+  /** Most clients in the pool (default 10). */
+  max?: number;
+  /** Fewest idle clients kept. */
+  min?: number;
+  /** How long an idle client stays open, in ms (0: forever). */
+  idleTimeoutMillis?: number;
+  /** How long to wait for a connection, in ms (Trestle's default 10000). */
+  connectionTimeoutMillis?: number;
+  /** Closes a client after it served this many queries. */
+  maxUses?: number;
+  /** Server-side statement timeout, in ms. */
+  statement_timeout?: number;
+  /** Client-side query timeout, in ms. */
+  query_timeout?: number;
+  /** Reported to the server as `application_name`. */
+  application_name?: string;
+  /** TLS: `true`, or Node's `tls.connect` options. */
+  ssl?: boolean | ConnectionOptions;
+  /** Lets the process exit while idle clients remain. */
+  allowExitOnIdle?: boolean;
+}
+
 /** Tuning knobs for `openDatabase`; the URL alone is enough for normal use. */
 export interface OpenDatabaseOptions {
   /** Extra `pg.Pool` settings (size, timeouts). Ignored for SQLite. */
-  pgPool?: Omit<pg.PoolConfig, 'connectionString'>;
+  pgPool?: PgPoolOptions;
   /** How long SQLite waits for another process's write lock, in ms (default 5000). */
   sqliteBusyTimeoutMs?: number;
 }
@@ -96,7 +125,7 @@ function withStatementCache(sqlite: BetterSqlite3.Database, size = SQLITE_STATEM
   };
 }
 
-async function openPostgres(url: string, poolConfig: Omit<pg.PoolConfig, 'connectionString'>): Promise<Database> {
+async function openPostgres(url: string, poolConfig: PgPoolOptions): Promise<Database> {
   const pool = new pg.Pool({ connectionTimeoutMillis: 10_000, ...poolConfig, connectionString: url });
   // Idle clients that lose their server must not crash the process.
   pool.on('error', () => {});

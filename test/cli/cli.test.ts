@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
 import { frameworkMigrations } from '../../src/db/migrations/index.js';
 import { KyselyUserStore } from '../../src/users/kysely-user-store.js';
-import { runTrestle, TRESTLE_BIN } from '../helpers/cli.js';
+import { runTrestle, TRESTLE_NODE_ARGS } from '../helpers/cli.js';
 
 const PROJECT_MODULE = pathToFileURL(join(import.meta.dirname, '../../src/project.ts')).href;
 
@@ -193,7 +193,7 @@ describe('trestle help', () => {
 describe('trestle serve', () => {
   it('serves the project until SIGTERM, then exits 0', async () => {
     expect((await trestle(['migrate'])).code).toBe(0);
-    const child = spawn(process.execPath, [TRESTLE_BIN, 'serve', '--port', '0'], {
+    const child = spawn(process.execPath, [...TRESTLE_NODE_ARGS, 'serve', '--port', '0'], {
       cwd: dir,
       env: { ...process.env, DATABASE_URL: url },
       stdio: ['ignore', 'pipe', 'pipe'],

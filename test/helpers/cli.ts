@@ -4,6 +4,13 @@ import { fileURLToPath } from 'node:url';
 /** The repository's `bin/trestle.js`. */
 export const TRESTLE_BIN = fileURLToPath(new URL('../../bin/trestle.js', import.meta.url));
 
+/**
+ * `node` arguments that run `bin/trestle.js` on this checkout's TypeScript
+ * sources (the package's `trestle-source` export condition), as `npm run
+ * trestle` does, so the CLI and the test projects share one copy of `src/`.
+ */
+export const TRESTLE_NODE_ARGS = ['--conditions=trestle-source', TRESTLE_BIN];
+
 export interface CliResult {
   code: number | null;
   stdout: string;
@@ -23,7 +30,7 @@ export function runTrestle(
   if (!options.env?.['DATABASE_URL']) delete env['DATABASE_URL'];
   if (!options.env?.['TRESTLE_CONFIG']) delete env['TRESTLE_CONFIG'];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [TRESTLE_BIN, ...args], { cwd: options.cwd, env, stdio: 'pipe' });
+    const child = spawn(process.execPath, [...TRESTLE_NODE_ARGS, ...args], { cwd: options.cwd, env, stdio: 'pipe' });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

@@ -9,7 +9,7 @@ import { TokenStore } from '../../src/index.js';
 import { testDatabases, type TestDatabaseUrl } from '../helpers/databases.js';
 import { FAST_HASH, TEST_SECRET } from './helpers.js';
 
-const BIN = resolve('bin/trestle.js');
+const BIN = ['--conditions=trestle-source', resolve('bin/trestle.js')];
 const KEY_LINE = /^[0-9a-f]{40}\n$/;
 
 interface Run {
@@ -28,7 +28,7 @@ describe.each(testDatabases())('trestle token on $name', ({ freshUrl }) => {
     const childEnv: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: target.url, SECRET_KEY: TEST_SECRET, ...env };
     for (const [k, v] of Object.entries(childEnv)) if (v === undefined) delete childEnv[k];
     return new Promise((done) => {
-      execFile(process.execPath, [BIN, ...args], { cwd, env: childEnv }, (err, stdout, stderr) => {
+      execFile(process.execPath, [...BIN, ...args], { cwd, env: childEnv }, (err, stdout, stderr) => {
         const code = err ? ((err as { code?: number }).code ?? 1) : 0;
         done({ code: typeof code === 'number' ? code : 1, stdout, stderr });
       });
@@ -150,7 +150,7 @@ describe.each(testDatabases())('trestle token on $name', ({ freshUrl }) => {
         new Promise<Run>((done) => {
           const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
           delete childEnv['SECRET_KEY'];
-          execFile(process.execPath, [BIN, ...args], { cwd: devCwd, env: childEnv }, (err, stdout, stderr) =>
+          execFile(process.execPath, [...BIN, ...args], { cwd: devCwd, env: childEnv }, (err, stdout, stderr) =>
             done({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
           );
         });
