@@ -4,6 +4,7 @@ import { createsuperuserCommand } from './createsuperuser.js';
 import { helpCommand } from './help.js';
 import { importDjangoCommand } from './import-django.js';
 import { migrateCommand } from './migrate.js';
+import { newCommand } from './new.js';
 import { openapiCommand } from './openapi.js';
 import { seedCommand } from './seed.js';
 import { serveCommand } from './serve.js';
@@ -15,6 +16,7 @@ import { tokenCommand } from './token.js';
  * it here.
  */
 export const commands: readonly Command[] = [
+  newCommand,
   migrateCommand,
   seedCommand,
   createsuperuserCommand,

@@ -1,0 +1,279 @@
+// The files `trestle new <name>` writes: a small project with one resource
+// (notes), its migration and a test, runnable with `npm start` / `npm test`.
+
+/** What the templates need to know. */
+export interface NewProjectOptions {
+  /** The npm package name (and directory name). */
+  name: string;
+  /** How package.json depends on Trestle (`^0.1.0`, `file:../trestle-0.1.0.tgz`, a git URL). */
+  trestleSpec: string;
+  /** Version ranges of the tools the project uses, taken from Trestle's own package.json. */
+  tsx: string;
+  typescript: string;
+  typesNode: string;
+}
+
+/** Relative path → file contents. */
+export function newProjectFiles(options: NewProjectOptions): Record<string, string> {
+  const packageJson = {
+    name: options.name,
+    version: '0.1.0',
+    private: true,
+    type: 'module',
+    scripts: {
+      start: 'trestle migrate && trestle serve',
+      migrate: 'trestle migrate',
+      test: 'node --import tsx --test test/*.test.ts',
+      typecheck: 'tsc --noEmit',
+    },
+    dependencies: {
+      trestle: options.trestleSpec,
+      tsx: options.tsx,
+    },
+    devDependencies: {
+      '@types/node': options.typesNode,
+      typescript: options.typescript,
+    },
+  };
+  const tsconfig = {
+    compilerOptions: {
+      target: 'ES2023',
+      module: 'NodeNext',
+      moduleResolution: 'NodeNext',
+      lib: ['ES2023'],
+      types: ['node'],
+      strict: true,
+      noEmit: true,
+      skipLibCheck: false,
+    },
+    include: ['trestle.config.ts', 'src', 'test'],
+  };
+  return {
+    'package.json': `${JSON.stringify(packageJson, null, 2)}\n`,
+    'tsconfig.json': `${JSON.stringify(tsconfig, null, 2)}\n`,
+    '.gitignore': 'node_modules/\ndata/\n',
+    'trestle.config.ts': CONFIG,
+    'src/migrations.ts': MIGRATIONS,
+    'src/notes.ts': NOTES,
+    'src/routes.ts': ROUTES,
+    'test/notes.test.ts': TEST,
+    'README.md': readme(options.name),
+  };
+}
+
+const CONFIG = `// The project \`trestle\` works on: \`trestle migrate\`, \`trestle serve\`,
+// \`trestle createsuperuser\`, \`trestle token <username>\`.
+import { defineProject, PageNumberPagination } from 'trestle';
+import { migrations } from './src/migrations.js';
+import { routes } from './src/routes.js';
+
+export default defineProject({
+  settings: {
+    DEFAULT_PAGINATION_CLASS: PageNumberPagination,
+    PAGE_SIZE: 20,
+  },
+  routes,
+  migrations,
+  databaseUrl: 'sqlite:./data/db.sqlite3',
+});
+`;
+
+const MIGRATIONS = `import type { Kysely, Migration } from 'kysely';
+import { addIdColumn, TIMESTAMP_TYPE } from 'trestle';
+
+/** The project's tables; \`trestle migrate\` applies them after Trestle's own. */
+export const migrations: Record<string, Migration> = {
+  '0001_notes': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await addIdColumn(db, db.schema.createTable('notes'))
+        .addColumn('title', 'varchar(200)', (col) => col.notNull())
+        .addColumn('body', 'text', (col) => col.notNull().defaultTo(''))
+        .addColumn('created', TIMESTAMP_TYPE, (col) => col.notNull())
+        .execute();
+    },
+    async down(db: Kysely<unknown>): Promise<void> {
+      await db.schema.dropTable('notes').execute();
+    },
+  },
+};
+`;
+
+const NOTES = `import type { Generated, Kysely, Selectable } from 'kysely';
+import {
+  ModelViewSet,
+  IsAuthenticatedOrReadOnly,
+  fields,
+  string,
+  reverse,
+  type ApiRequest,
+  type SerializeContext,
+} from 'trestle';
+
+export interface NoteTable {
+  id: Generated<number>;
+  title: string;
+  body: string;
+  created: string;
+}
+
+export interface Tables {
+  notes: NoteTable;
+}
+
+export type Note = Selectable<NoteTable>;
+
+function db(req: ApiRequest): Kysely<Tables> {
+  return req.app.services.get('db') as unknown as Kysely<Tables>;
+}
+
+/**
+ * Notes: anyone may read, signed-in users may write.
+ *
+ *     GET  /api/notes/              {"count": …, "next": …, "previous": …, "results": [...]}
+ *     POST /api/notes/              {"title": "…", "body": "…"}
+ *     GET|PUT|PATCH|DELETE /api/notes/1/
+ */
+export class NoteViewSet extends ModelViewSet<Note> {
+  override permissionClasses = [IsAuthenticatedOrReadOnly];
+  override inputFields = fields({
+    title: string({ maxLength: 200 }),
+    body: string({ required: false }),
+  });
+
+  override getQueryset(req: ApiRequest) {
+    return db(req).selectFrom('notes').selectAll().orderBy('id');
+  }
+
+  override serialize(note: Note, ctx: SerializeContext): unknown {
+    return {
+      url: reverse('note-detail', { pk: note.id }, { request: ctx.request }),
+      id: note.id,
+      title: note.title,
+      body: note.body,
+      created: note.created,
+    };
+  }
+
+  override async performCreate(req: ApiRequest, data: Record<string, unknown>): Promise<Note> {
+    return db(req)
+      .insertInto('notes')
+      .values({ title: data['title'] as string, body: (data['body'] as string | undefined) ?? '', created: new Date().toISOString() })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+
+  override async performUpdate(req: ApiRequest, note: Note, data: Record<string, unknown>): Promise<Note> {
+    const changes: Partial<Note> = {};
+    if (data['title'] !== undefined) changes.title = data['title'] as string;
+    if (data['body'] !== undefined) changes.body = data['body'] as string;
+    if (Object.keys(changes).length === 0) return note;
+    return db(req).updateTable('notes').set(changes).where('id', '=', note.id).returningAll().executeTakeFirstOrThrow();
+  }
+
+  override async performDestroy(req: ApiRequest, note: Note): Promise<void> {
+    await db(req).deleteFrom('notes').where('id', '=', note.id).execute();
+  }
+}
+`;
+
+const ROUTES = `import { DefaultRouter, include, path, authRoutes, obtainAuthToken, type RouteEntry } from 'trestle';
+import { NoteViewSet } from './notes.js';
+
+const router = new DefaultRouter();
+router.register('notes', NoteViewSet, { basename: 'note' });
+
+export const routes: RouteEntry[] = [
+  include('api/', router),
+  path('api-token-auth/', obtainAuthToken, { name: 'api-token-auth' }),
+  authRoutes(),
+];
+`;
+
+const TEST = `import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { createApp, KyselyUserStore, migrate, openDatabase, type Database, type TrestleApp } from 'trestle';
+import project from '../trestle.config.js';
+
+let database: Database;
+let app: TrestleApp;
+
+before(async () => {
+  database = await openDatabase('sqlite::memory:');
+  await migrate(database, project.migrations);
+  const users = new KyselyUserStore(database.db);
+  await users.createUser({ username: 'alice', password: 'correct horse battery staple' });
+  app = await createApp({
+    settings: project.settings ?? {},
+    routes: project.routes ?? [],
+    services: { database, db: database.db, users },
+  });
+});
+
+after(async () => {
+  await app.close();
+  await database.close();
+});
+
+const alice = \`Basic \${Buffer.from('alice:correct horse battery staple').toString('base64')}\`;
+
+test('anyone lists notes, in pages', async () => {
+  const res = await app.inject({ method: 'GET', url: '/api/notes/' });
+  assert.equal(res.statusCode, 200);
+  assert.deepEqual(res.json(), { count: 0, next: null, previous: null, results: [] });
+});
+
+test('writing needs credentials', async () => {
+  const res = await app.inject({ method: 'POST', url: '/api/notes/', payload: { title: 'Hello' } });
+  assert.equal(res.statusCode, 403);
+  assert.deepEqual(res.json(), { detail: 'Authentication credentials were not provided.' });
+});
+
+test('a signed-in user creates a note and reads it back', async () => {
+  const created = await app.inject({
+    method: 'POST',
+    url: '/api/notes/',
+    headers: { authorization: alice },
+    payload: { title: 'Hello', body: 'First note.' },
+  });
+  assert.equal(created.statusCode, 201);
+  const note = created.json();
+  assert.equal(note.title, 'Hello');
+  assert.equal(note.body, 'First note.');
+  assert.equal(created.headers.location, note.url);
+
+  const read = await app.inject({ method: 'GET', url: \`/api/notes/\${note.id}/\` });
+  assert.equal(read.statusCode, 200);
+  assert.deepEqual(read.json(), note);
+});
+
+test('a missing title is a 400 naming the field', async () => {
+  const res = await app.inject({ method: 'POST', url: '/api/notes/', headers: { authorization: alice }, payload: {} });
+  assert.equal(res.statusCode, 400);
+  assert.deepEqual(res.json(), { title: ['This field is required.'] });
+});
+`;
+
+function readme(name: string): string {
+  return `# ${name}
+
+A Trestle API with one resource, \`/api/notes/\`.
+
+\`\`\`sh
+npm install
+npm start          # migrates ./data/db.sqlite3, serves http://127.0.0.1:8000/
+npm test           # the tests in test/
+npm run typecheck
+\`\`\`
+
+\`\`\`sh
+curl http://127.0.0.1:8000/api/notes/
+npx trestle createsuperuser --username admin --email admin@example.com
+npx trestle token admin          # prints the user's token
+curl -H "Authorization: Token <key>" -H "Content-Type: application/json" \\\\
+     -d '{"title": "Hello"}' http://127.0.0.1:8000/api/notes/
+\`\`\`
+
+\`trestle.config.ts\` lists the settings, routes and migrations;
+\`src/notes.ts\` is the resource, \`src/migrations.ts\` its table.
+`;
+}
