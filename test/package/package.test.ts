@@ -1,10 +1,11 @@
 // Trestle as a dependency: packed with `npm pack`, installed into a project
 // outside the repository, used the way the README says. One pack and one
 // install for the whole file (see installed.ts).
-import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanEnv, packAndInstall, REPO, runOk, run, startServer, type InstalledPackage, type Server } from './installed.js';
+import { blockFileName, documentationBlocks, sectionBlocks } from './doc-blocks.js';
+import { cleanEnv, packAndInstall, REPO, runOk, run, startServer, type InstalledPackage, type RunResult, type Server } from './installed.js';
 
 const SECRET_KEY = 'package-test-secret-key-0123456789abcdef';
 
@@ -158,5 +159,155 @@ describe('the installed package', () => {
       expect(res.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
       expect(await res.json()).toEqual({ detail: 'Method "DELETE" not allowed.' });
     });
+  });
+});
+
+describe('trestle new', () => {
+  let dir: string;
+  let files: RunResult;
+
+  beforeAll(async () => {
+    files = await runOk('npx', ['trestle', 'new', 'myapi'], { cwd: pkg.project });
+    dir = join(pkg.project, 'myapi');
+  }, 60_000);
+
+  it('writes config, one resource with its migration, and one test, depending on Trestle as the project does', () => {
+    expect(files.stdout).toContain('Created myapi/');
+    for (const file of ['package.json', 'tsconfig.json', 'trestle.config.ts', 'src/notes.ts', 'src/migrations.ts', 'src/routes.ts', 'test/notes.test.ts']) {
+      expect(existsSync(join(dir, file)), file).toBe(true);
+    }
+    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { type: string; dependencies: Record<string, string> };
+    expect(manifest.type).toBe('module');
+    expect(manifest.dependencies['trestle']).toBe(`file:../../${basename(pkg.tarball)}`);
+  });
+
+  it('refuses to write over a directory that is not empty', async () => {
+    const again = await run(join(pkg.project, 'node_modules', '.bin', 'trestle'), ['new', 'myapi'], { cwd: pkg.project });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toBe(`trestle new: ${dir} already exists and is not empty.\n`);
+  });
+
+  // The new project finds its dependencies in the enclosing project's
+  // node_modules (the one install of this file) instead of installing again.
+  it('passes its own npm test and type check', async () => {
+    const tested = await run('npm', ['test'], { cwd: dir });
+    expect(tested.stdout + tested.stderr).toMatch(/# pass 4\b/);
+    expect(tested.code).toBe(0);
+    const typed = await run('npm', ['run', 'typecheck'], { cwd: dir });
+    expect(typed.stdout + typed.stderr).not.toMatch(/error TS/);
+    expect(typed.code).toBe(0);
+  });
+
+  it('npm start migrates SQLite and serves the resource', async () => {
+    const server = await startServer('npm', ['start', '--', '--port', '0'], { cwd: dir, env: cleanEnv({ SECRET_KEY }) });
+    try {
+      const res = await fetch(`${server.origin}/api/notes/`);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ count: 0, next: null, previous: null, results: [] });
+      expect(existsSync(join(dir, 'data', 'db.sqlite3'))).toBe(true);
+      const denied = await fetch(`${server.origin}/api/notes/`, { method: 'POST', body: '{"title": "x"}', headers: { 'content-type': 'application/json' } });
+      expect(denied.status).toBe(403);
+      expect(await denied.json()).toEqual({ detail: 'Authentication credentials were not provided.' });
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+describe('README: A first API', () => {
+  it('answers 200 to the curl printed under it, with the body shown', async () => {
+    const blocks = sectionBlocks(readFileSync(join(REPO, 'README.md'), 'utf8'), 'README.md', 'A first API');
+    const [setup, program, start, session] = blocks;
+    expect(blocks.map((b) => b.lang)).toEqual(['sh', 'ts', 'sh', 'console']);
+    // The install line names the tarball `npm pack` writes; installing it
+    // again is skipped: the directory sits inside the project that has it.
+    expect(setup!.code).toContain(`npm install ../trestle/${basename(pkg.tarball)}\n`);
+    const dir = join(pkg.project, 'first-api');
+    mkdirSync(dir);
+    await runOk('sh', ['-c', setup!.code.split('\n').filter((l) => !l.startsWith('npm install ')).join('\n')], { cwd: dir });
+    writeFileSync(join(dir, 'app.ts'), program!.code);
+    expect(start!.code).toBe('npx tsx app.ts\n');
+    const server = await startServer('npx', ['tsx', 'app.ts'], { cwd: dir, env: cleanEnv({ PORT: '0' }) });
+    try {
+      const [command, ...shown] = session!.code.trimEnd().split('\n');
+      expect(command).toMatch(/^\$ curl /);
+      // Only the port differs: tests listen on a free one.
+      const args = command!.slice('$ curl '.length).split(' ').map((a) => a.replace('http://127.0.0.1:8000/', `${server.origin}/`));
+      const curl = await runOk('curl', ['--silent', '--show-error', '--write-out', '\n%{http_code}', ...args], { cwd: dir });
+      const [body, status] = [curl.stdout.slice(0, curl.stdout.lastIndexOf('\n')), curl.stdout.slice(curl.stdout.lastIndexOf('\n') + 1)];
+      expect(status).toBe('200');
+      expect(body).toBe(shown.join('\n'));
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+// Every ```ts block of README.md and docs/*.md compiles against the packed
+// package as a module of its own; ```ts fragment blocks are skipped, and
+// ```ts runnable blocks are run and must print the ```text block after them.
+describe('documentation code blocks', () => {
+  const all = documentationBlocks(REPO);
+  const typescript = all.filter((b) => b.lang === 'ts');
+  const checked = typescript.filter((b) => !b.flags.includes('fragment'));
+  const runnable = typescript.filter((b) => b.flags.includes('runnable'));
+
+  it('use only the known flags', () => {
+    const unknown = typescript.filter((b) => b.flags.some((f) => f !== 'fragment' && f !== 'runnable'));
+    expect(unknown.map((b) => `${b.file}:${b.line - 1} ${b.flags.join(' ')}`)).toEqual([]);
+  });
+
+  it('type-check against the installed package, except fragments', async () => {
+    const dir = join(pkg.project, 'docs-check');
+    mkdirSync(dir, { recursive: true });
+    const byName = new Map(checked.map((b) => [blockFileName(b), b]));
+    for (const [name, block] of byName) writeFileSync(join(dir, name), block.code);
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2023',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          moduleDetection: 'force',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          types: ['node'],
+        },
+        files: [...byName.keys()],
+      }),
+    );
+    const result = await run(join(pkg.project, 'node_modules', '.bin', 'tsc'), ['-p', '.', '--pretty', 'false'], { cwd: dir });
+    // Errors point at the Markdown line: "docs/core.md:58: error TS2304: …".
+    const errors = (result.stdout + result.stderr)
+      .split('\n')
+      .filter((line) => /^\S+\.ts\(\d+,\d+\): error/.test(line))
+      .map((line) => {
+        const [, name, row, rest] = /^(\S+\.ts)\((\d+),\d+\): (.*)$/.exec(line)!;
+        const block = byName.get(name!);
+        return block ? `${block.file}:${block.line + Number(row) - 1}: ${rest}` : line;
+      });
+    expect(errors).toEqual([]);
+    expect(result.code).toBe(0);
+  });
+
+  it('runnable blocks print what the docs show', async () => {
+    expect(runnable.length).toBeGreaterThan(0);
+    const dir = join(pkg.project, 'docs-check');
+    mkdirSync(dir, { recursive: true });
+    for (const block of runnable) {
+      const output = all[all.indexOf(block) + 1];
+      expect(output?.lang, `${block.file}:${block.line - 1}: a runnable block is followed by its output in a text block`).toBe('text');
+      const name = `run-${blockFileName(block)}`;
+      writeFileSync(join(dir, name), block.code);
+      const result = await run(process.execPath, ['--import', 'tsx', name], { cwd: dir, env: cleanEnv({ SECRET_KEY }) });
+      expect({ where: `${block.file}:${block.line - 1}`, stdout: result.stdout, stderr: result.stderr, code: result.code }).toEqual({
+        where: `${block.file}:${block.line - 1}`,
+        stdout: output!.code,
+        stderr: '',
+        code: 0,
+      });
+    }
   });
 });
