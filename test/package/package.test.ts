@@ -8,6 +8,8 @@ import { blockFileName, documentationBlocks, sectionBlocks } from './doc-blocks.
 import { cleanEnv, packAndInstall, REPO, runOk, run, startServer, type InstalledPackage, type RunResult, type Server } from './installed.js';
 
 const SECRET_KEY = 'package-test-secret-key-0123456789abcdef';
+/** Each test here starts processes (npm, tsc, servers): give them time on a busy machine. */
+const SLOW = 120_000;
 
 let pkg: InstalledPackage;
 
@@ -63,7 +65,7 @@ describe('the installed package', () => {
     const seen = JSON.parse(result.stdout) as Record<string, string>;
     expect(seen).toMatchObject({ createApp: 'function', apiError: 'function', main: 'function' });
     expect(seen['url']).toBe(`file://${join(pkg.project, 'node_modules', 'trestle', 'dist', 'index.js')}`);
-  });
+  }, SLOW);
 
   it('type-checks a consumer with skipLibCheck: false (published types need only runtime dependencies)', async () => {
     writeFileSync(
@@ -97,7 +99,7 @@ describe('the installed package', () => {
     const result = await run(join(pkg.project, 'node_modules', '.bin', 'tsc'), ['-p', '.'], { cwd: pkg.project });
     expect(result.stdout + result.stderr).toBe('');
     expect(result.code).toBe(0);
-  });
+  }, SLOW);
 
   // Installed from the tarball, and linked to this checkout (`npm link`, a
   // `file:` dependency), where src/ sits beside dist/: the CLI must still load
@@ -124,7 +126,7 @@ describe('the installed package', () => {
       writeFileSync(join(dir, 'trestle.config.ts'), SERVED_PROJECT);
       await runOk(trestle, ['migrate'], { cwd: dir, env });
       server = await startServer(trestle, ['serve', '--port', '0'], { cwd: dir, env });
-    }, 60_000);
+    }, SLOW);
 
     afterAll(async () => {
       await server?.stop();
@@ -135,14 +137,14 @@ describe('the installed package', () => {
       expect(res.status).toBe(401);
       expect(res.headers.get('www-authenticate')).toBe('Token');
       expect(await res.json()).toEqual({ detail: 'Authentication credentials were not provided.' });
-    });
+    }, SLOW);
 
     it('answers 403 when the first scheme (session) has no challenge', async () => {
       const res = await fetch(`${server.origin}/members/`);
       expect(res.status).toBe(403);
       expect(res.headers.get('www-authenticate')).toBeNull();
       expect(await res.json()).toEqual({ detail: 'Authentication credentials were not provided.' });
-    });
+    }, SLOW);
 
     it('answers 404 for NotFound raised by the project and for an unknown path', async () => {
       for (const url of [`${server.origin}/missing/`, `${server.origin}/no-such-route/`]) {
@@ -151,14 +153,14 @@ describe('the installed package', () => {
         expect(res.headers.get('content-type')).toMatch(/^application\/json/);
         expect(await res.json()).toEqual({ detail: 'Not found.' });
       }
-    });
+    }, SLOW);
 
     it('answers 405 with Allow for a method the view does not have', async () => {
       const res = await fetch(`${server.origin}/read-only/`, { method: 'DELETE' });
       expect(res.status).toBe(405);
       expect(res.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
       expect(await res.json()).toEqual({ detail: 'Method "DELETE" not allowed.' });
-    });
+    }, SLOW);
   });
 });
 
@@ -169,7 +171,7 @@ describe('trestle new', () => {
   beforeAll(async () => {
     files = await runOk('npx', ['trestle', 'new', 'myapi'], { cwd: pkg.project });
     dir = join(pkg.project, 'myapi');
-  }, 60_000);
+  }, SLOW);
 
   it('writes config, one resource with its migration, and one test, depending on Trestle as the project does', () => {
     expect(files.stdout).toContain('Created myapi/');
@@ -185,7 +187,7 @@ describe('trestle new', () => {
     const again = await run(join(pkg.project, 'node_modules', '.bin', 'trestle'), ['new', 'myapi'], { cwd: pkg.project });
     expect(again.code).toBe(1);
     expect(again.stderr).toBe(`trestle new: ${dir} already exists and is not empty.\n`);
-  });
+  }, SLOW);
 
   // The new project finds its dependencies in the enclosing project's
   // node_modules (the one install of this file) instead of installing again.
@@ -196,7 +198,7 @@ describe('trestle new', () => {
     const typed = await run('npm', ['run', 'typecheck'], { cwd: dir });
     expect(typed.stdout + typed.stderr).not.toMatch(/error TS/);
     expect(typed.code).toBe(0);
-  });
+  }, SLOW);
 
   it('npm start migrates SQLite and serves the resource', async () => {
     const server = await startServer('npm', ['start', '--', '--port', '0'], { cwd: dir, env: cleanEnv({ SECRET_KEY }) });
@@ -211,7 +213,7 @@ describe('trestle new', () => {
     } finally {
       await server.stop();
     }
-  });
+  }, SLOW);
 });
 
 describe('README: A first API', () => {
@@ -240,7 +242,7 @@ describe('README: A first API', () => {
     } finally {
       await server.stop();
     }
-  });
+  }, SLOW);
 });
 
 // Every ```ts block of README.md and docs/*.md compiles against the packed
@@ -290,7 +292,7 @@ describe('documentation code blocks', () => {
       });
     expect(errors).toEqual([]);
     expect(result.code).toBe(0);
-  });
+  }, SLOW);
 
   it('runnable blocks print what the docs show', async () => {
     expect(runnable.length).toBeGreaterThan(0);
@@ -309,5 +311,5 @@ describe('documentation code blocks', () => {
         code: 0,
       });
     }
-  });
+  }, SLOW);
 });
