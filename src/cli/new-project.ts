@@ -102,11 +102,12 @@ const NOTES = `import type { Generated, Kysely, Selectable } from 'kysely';
 import {
   ModelViewSet,
   IsAuthenticatedOrReadOnly,
-  fields,
+  serializer,
+  hyperlinkedIdentity,
+  integer,
   string,
-  reverse,
   type ApiRequest,
-  type SerializeContext,
+  type Infer,
 } from 'trestle';
 
 export interface NoteTable {
@@ -126,6 +127,19 @@ function db(req: ApiRequest): Kysely<Tables> {
   return req.app.services.get('db') as unknown as Kysely<Tables>;
 }
 
+/** What a note accepts and how it renders (also its OpenAPI schema). */
+export const NoteSerializer = serializer(
+  {
+    url: hyperlinkedIdentity({ viewName: 'note-detail' }),
+    id: integer({ readOnly: true }),
+    title: string({ maxLength: 200 }),
+    body: string({ required: false, allowBlank: true }),
+    created: string({ readOnly: true }),
+  },
+  { name: 'Note' },
+);
+type NoteInput = Infer<typeof NoteSerializer>['input'];
+
 /**
  * Notes: anyone may read, signed-in users may write.
  *
@@ -133,39 +147,26 @@ function db(req: ApiRequest): Kysely<Tables> {
  *     POST /api/notes/              {"title": "…", "body": "…"}
  *     GET|PUT|PATCH|DELETE /api/notes/1/
  */
-export class NoteViewSet extends ModelViewSet<Note> {
+export class NoteViewSet extends ModelViewSet<Note, typeof NoteSerializer> {
   override permissionClasses = [IsAuthenticatedOrReadOnly];
-  override inputFields = fields({
-    title: string({ maxLength: 200 }),
-    body: string({ required: false }),
-  });
+  override serializer = NoteSerializer;
 
   override getQueryset(req: ApiRequest) {
     return db(req).selectFrom('notes').selectAll().orderBy('id');
   }
 
-  override serialize(note: Note, ctx: SerializeContext): unknown {
-    return {
-      url: reverse('note-detail', { pk: note.id }, { request: ctx.request }),
-      id: note.id,
-      title: note.title,
-      body: note.body,
-      created: note.created,
-    };
-  }
-
-  override async performCreate(req: ApiRequest, data: Record<string, unknown>): Promise<Note> {
+  override async performCreate(req: ApiRequest, data: NoteInput): Promise<Note> {
     return db(req)
       .insertInto('notes')
-      .values({ title: data['title'] as string, body: (data['body'] as string | undefined) ?? '', created: new Date().toISOString() })
+      .values({ title: data.title, body: data.body ?? '', created: new Date().toISOString() })
       .returningAll()
       .executeTakeFirstOrThrow();
   }
 
-  override async performUpdate(req: ApiRequest, note: Note, data: Record<string, unknown>): Promise<Note> {
+  override async performUpdate(req: ApiRequest, note: Note, data: Partial<NoteInput>): Promise<Note> {
     const changes: Partial<Note> = {};
-    if (data['title'] !== undefined) changes.title = data['title'] as string;
-    if (data['body'] !== undefined) changes.body = data['body'] as string;
+    if (data.title !== undefined) changes.title = data.title;
+    if (data.body !== undefined) changes.body = data.body;
     if (Object.keys(changes).length === 0) return note;
     return db(req).updateTable('notes').set(changes).where('id', '=', note.id).returningAll().executeTakeFirstOrThrow();
   }
