@@ -12,6 +12,7 @@ import { escapeHtml } from './escape-html.js';
 import { jsonToHtml } from './json-html.js';
 import { renderPage, setHtmlSecurityHeaders } from './html-page.js';
 import { PAGINATION_TEMPLATES, renderPaginationControls, type PaginationTemplate } from './pagination-controls.js';
+import { renderFilterControls } from './filter-controls.js';
 
 const FORM_METHODS = ['POST', 'PUT', 'PATCH'] as const;
 /** Media types a browser can send as typed text from the raw-data form. */
@@ -72,6 +73,7 @@ export class BrowsableAPIRenderer implements Renderer {
       req && view ? this.toolbar(req, view) : '',
       '</div>',
       description ? `<div class="description">${paragraphs(description)}</div>` : '',
+      req && view ? this.filterControls(req, view, data) : '',
       req && view ? this.paginationControls(req, view) : '',
       `<div id="request-info" class="request-info" aria-label="request info"><pre class="prettyprint"><b>${escapeHtml(req?.method ?? 'GET')}</b> ${escapeHtml(req?.raw.url ?? '')}</pre></div>`,
       `<div id="response-info" class="response-info" aria-label="response info"><pre class="prettyprint"><span class="meta nocode"><b class="status-line">HTTP ${status} ${escapeHtml(STATUS_CODES[status] ?? '')}</b>\n${headerLines.join('\n')}</span>\n\n${content}</pre></div>`,
@@ -115,6 +117,19 @@ export class BrowsableAPIRenderer implements Renderer {
 
   private jsonFormat(view: APIView): string {
     return view.policies.renderers.find((r) => r.mediaType !== 'text/html')?.format ?? 'json';
+  }
+
+  /** The filter backends' controls (search, ordering, filter set) on a list response, or nothing. */
+  protected filterControls(req: ApiRequest, view: APIView, data: unknown): string {
+    if (!(view instanceof GenericAPIView) || req.method !== 'GET' || view.filterBackendInstances.length === 0) return '';
+    const isList = Array.isArray(data) || (data !== null && typeof data === 'object' && Array.isArray((data as { results?: unknown }).results));
+    if (!isList) return '';
+    const controls = [];
+    for (const backend of view.filterBackendInstances) {
+      const control = backend.htmlContext(req, view);
+      if (control) controls.push(control);
+    }
+    return renderFilterControls(controls, req.path, req.queryParams);
   }
 
   /** The view's pagination controls for this page, or nothing. */
