@@ -21,6 +21,7 @@ import { registerDataServices } from './db/services.js';
 import { installTokens } from './authtoken/tokens-service.js';
 import { installStaticAssets } from './browsable/static-assets.js';
 import { closeRedis } from './redis.js';
+import { installCors } from './cors.js';
 import { checkProductionSettings, resolveSecretKey } from './secret-key.js';
 
 export interface CreateAppOptions {
@@ -147,6 +148,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Trestle
   if (options.setup) await options.setup(app);
   if (services.has('database')) installTokens(app, fastify);
   if (options.staticAssets !== false) installStaticAssets(app, fastify);
+  if (settings.CORS_ALLOW_ALL_ORIGINS || settings.CORS_ALLOWED_ORIGINS.length > 0) await installCors(settings, fastify);
   fastify.addHook('onClose', async () => closeRedis(app));
 
   const env: RequestEnvironment = {
@@ -184,8 +186,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Trestle
 }
 
 /** Pino through Fastify: pretty lines on a terminal (when pino-pretty is installed), JSON lines otherwise. */
-function defaultLogger(): NonNullable<FastifyServerOptions['logger']> {
-  const level = process.env['LOG_LEVEL'] ?? 'info';
+export function defaultLogger(level = process.env['LOG_LEVEL'] ?? 'info'): NonNullable<FastifyServerOptions['logger']> {
   if (process.stdout.isTTY && prettyAvailable()) {
     return { level, transport: { target: 'pino-pretty', options: { translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname' } } };
   }

@@ -316,6 +316,16 @@ export type {
   DjangoSource,
   DjangoUserColumns,
 } from './users/index.js';
+export {
+  validatePassword,
+  MinimumLengthValidator,
+  CommonPasswordValidator,
+  NumericPasswordValidator,
+  UserAttributeSimilarityValidator,
+} from './users/password-validation.js';
+export type { PasswordValidator, PasswordUser } from './users/password-validation.js';
+export { HealthView } from './health.js';
+export type { HealthState } from './health.js';
 export { defineProject } from './project.js';
 export type { ProjectConfig, ProjectContext, ProjectAppOptions } from './project.js';
 export { addIdColumn, TIMESTAMP_TYPE, BOOLEAN_TYPE } from './db/migrations/helpers.js';

@@ -87,17 +87,17 @@ export function checkProductionSettings(
   env: NodeJS.ProcessEnv = process.env,
 ): void {
   if (settings.DEBUG) return;
-  const why = env['NODE_ENV'] === 'production' ? 'NODE_ENV is production' : 'DEBUG is false';
+  const why = 'DEBUG is false (the default when NODE_ENV=production)';
   if (!settings.SECRET_KEY && !env['SECRET_KEY']) {
     throw new ImproperlyConfigured(
-      `SECRET_KEY is not set (${why}): set the SECRET_KEY environment variable to a long random string, the same for every process.`,
+      `SECRET_KEY is not set and ${why}: set the SECRET_KEY environment variable to a long random string, the same for every process.`,
     );
   }
   const defaults = defaultSettings().ALLOWED_HOSTS;
   const hosts = settings.ALLOWED_HOSTS;
   if (hosts.length === defaults.length && hosts.every((h, i) => h === defaults[i])) {
     throw new ImproperlyConfigured(
-      `ALLOWED_HOSTS is the development default (${why}): set ALLOWED_HOSTS to the host names this app serves, e.g. ["api.example.com"].`,
+      `ALLOWED_HOSTS is the development default and ${why}: set ALLOWED_HOSTS to the host names this app serves, e.g. ["api.example.com"].`,
     );
   }
 }

@@ -18,6 +18,7 @@ import { BrowsableAPIRenderer } from './browsable/renderer.js';
 import { JSONParser } from './parsers/json.js';
 import { FormParser } from './parsers/form.js';
 import { MultiPartParser } from './parsers/multipart.js';
+import { defaultPasswordValidators, type PasswordValidator } from './users/password-validation.js';
 
 /**
  * Every setting Trestle knows, under DRF's names, with DRF's defaults.
@@ -99,6 +100,24 @@ export interface Settings {
   /** Where Trestle's CSS/JS are served (`<STATIC_URL>trestle/…`); an absolute URL serves nothing locally. */
   STATIC_URL: string;
 
+  // --- passwords
+  /** Rules a new password must pass (createsuperuser, changepassword, the admin); Django's four by default. */
+  AUTH_PASSWORD_VALIDATORS: PasswordValidator[];
+
+  // --- CORS (django-cors-headers' names); on when an origin is allowed
+  /** Origins (`https://app.example.com`) whose browser scripts may call the API. */
+  CORS_ALLOWED_ORIGINS: string[];
+  /** Any origin may (reflected, so it works with credentials). */
+  CORS_ALLOW_ALL_ORIGINS: boolean;
+  /** Let cross-origin requests carry cookies (`Access-Control-Allow-Credentials: true`). */
+  CORS_ALLOW_CREDENTIALS: boolean;
+  CORS_ALLOW_HEADERS: string[];
+  CORS_ALLOW_METHODS: string[];
+  /** Response headers a script may read beyond the simple ones. */
+  CORS_EXPOSE_HEADERS: string[];
+  /** Seconds a browser may cache a preflight's answer. */
+  CORS_PREFLIGHT_MAX_AGE: number;
+
   // --- shared state
   /** `redis://…`; when set, throttles, sessions and caches live in Redis. */
   REDIS_URL: string | null;
@@ -167,6 +186,16 @@ export function defaultSettings(): Settings {
 
     STATIC_URL: '/static/',
 
+    AUTH_PASSWORD_VALIDATORS: defaultPasswordValidators(),
+
+    CORS_ALLOWED_ORIGINS: [],
+    CORS_ALLOW_ALL_ORIGINS: false,
+    CORS_ALLOW_CREDENTIALS: false,
+    CORS_ALLOW_HEADERS: ['accept', 'authorization', 'content-type', 'user-agent', 'x-csrftoken', 'x-requested-with'],
+    CORS_ALLOW_METHODS: ['DELETE', 'GET', 'OPTIONS', 'PATCH', 'POST', 'PUT'],
+    CORS_EXPOSE_HEADERS: [],
+    CORS_PREFLIGHT_MAX_AGE: 86_400,
+
     REDIS_URL: null,
 
     DEBUG: process.env['NODE_ENV'] !== 'production',
@@ -207,6 +236,18 @@ function checkSettings(s: Settings): void {
   }
   if (!Array.isArray(s.TRUSTED_PROXIES)) {
     throw new ImproperlyConfigured('TRUSTED_PROXIES must be a list of addresses or CIDRs.');
+  }
+  if (!Array.isArray(s.CORS_ALLOWED_ORIGINS)) {
+    throw new ImproperlyConfigured('CORS_ALLOWED_ORIGINS must be a list of origins such as "https://app.example.com".');
+  }
+  for (const origin of s.CORS_ALLOWED_ORIGINS) {
+    // As django-cors-headers' check: scheme and host (and port), nothing else.
+    if (typeof origin !== 'string' || !/^[a-z][a-z0-9+.-]*:\/\/[^/?#\s]+$/i.test(origin)) {
+      throw new ImproperlyConfigured(`CORS_ALLOWED_ORIGINS: "${String(origin)}" is not an origin (scheme://host[:port], no path).`);
+    }
+  }
+  if (!Array.isArray(s.AUTH_PASSWORD_VALIDATORS) || !s.AUTH_PASSWORD_VALIDATORS.every((v) => typeof v?.validate === 'function')) {
+    throw new ImproperlyConfigured('AUTH_PASSWORD_VALIDATORS must be a list of validators (objects with validate()).');
   }
   if (!Number.isInteger(s.DATA_UPLOAD_MAX_MEMORY_SIZE) || s.DATA_UPLOAD_MAX_MEMORY_SIZE <= 0) {
     throw new ImproperlyConfigured('DATA_UPLOAD_MAX_MEMORY_SIZE must be a positive integer.');

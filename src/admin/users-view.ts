@@ -8,6 +8,7 @@ import { html, unsafeRaw, type SafeHtml } from '../pages/html.js';
 import { actionButton, confirmBody, listTable, searchForm, when } from '../pages/admin-templates.js';
 import type { AdminMessage, AdminPage } from './admin-page.js';
 import { AdminView, redirect } from './admin-view.js';
+import { validatePassword } from '../users/password-validation.js';
 
 /** What a user action did, for the message after the redirect (never free text from the URL). */
 const DONE: Readonly<Record<string, string>> = {
@@ -45,10 +46,15 @@ export class AdminUsersView extends AdminView {
     const f = this.form(req);
     const username = (f['username'] ?? '').trim();
     if (!username) return this.list(req, [{ level: 'error', text: 'A username is required.' }], f);
+    const email = (f['email'] ?? '').trim();
+    if (f['password']) {
+      const problems = validatePassword(f['password'], { username, email }, req.app.settings.AUTH_PASSWORD_VALIDATORS);
+      if (problems.length > 0) return this.list(req, problems.map((text) => ({ level: 'error' as const, text })), f);
+    }
     try {
       const user = await req.app.services.get('users').createUser({
         username,
-        email: (f['email'] ?? '').trim(),
+        email,
         password: f['password'] ? f['password'] : null,
         isStaff: f['is_staff'] === 'on',
       });

@@ -140,6 +140,20 @@ describe('admin users', () => {
     expect(logs).toContainEqual(expect.objectContaining({ actor: 'admin', action: 'user.create', target: expect.objectContaining({ username: XSS }) }));
   });
 
+  it('refuses a weak password with Django\'s validator messages and adds no user', async () => {
+    const { jar } = await adminLogin();
+    const res = await postForm(jar, '/admin/users/', { username: 'weakling', email: '', password: '1' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toContain('text/html');
+    expect(res.body).toContain('This password is too short. It must contain at least 8 characters.');
+    expect(res.body).toContain('This password is entirely numeric.');
+    const similar = await postForm(jar, '/admin/users/', { username: 'margaretha', email: '', password: 'Margaretha1' });
+    expect(similar.statusCode).toBe(200);
+    expect(similar.body).toContain('The password is too similar to the username.');
+    expect(await h.app.trestle.services.get('users').getByUsername('weakling')).toBeNull();
+    expect(await h.app.trestle.services.get('users').getByUsername('margaretha')).toBeNull();
+  });
+
   it('pages the user list', async () => {
     const users = h.app.trestle.services.get('users');
     for (let i = 0; i < 30; i++) await users.createUser({ username: `bulk${String(i).padStart(2, '0')}` });

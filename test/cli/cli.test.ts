@@ -115,8 +115,8 @@ describe('trestle createsuperuser and changepassword', () => {
   });
 
   it('refuses a duplicate username with one clear line', async () => {
-    await trestle(['createsuperuser', '--username', 'admin', '--email', '', '--password-stdin'], 'pw1\n');
-    const again = await trestle(['createsuperuser', '--username', 'admin', '--email', '', '--password-stdin'], 'pw2\n');
+    await trestle(['createsuperuser', '--username', 'admin', '--email', '', '--password-stdin'], 'Tr0ub4dor&3\n');
+    const again = await trestle(['createsuperuser', '--username', 'admin', '--email', '', '--password-stdin'], 'Tr0ub4dor&4\n');
     expect(again.code).not.toBe(0);
     expect(oneLine(again.stderr)).toBe('trestle createsuperuser: A user with username "admin" already exists.');
   });
@@ -130,10 +130,10 @@ describe('trestle createsuperuser and changepassword', () => {
   it('--no-input takes the password from TRESTLE_SUPERUSER_PASSWORD', async () => {
     const result = await runTrestle(['createsuperuser', '--no-input', '--username', 'ops'], {
       cwd: dir,
-      env: { DATABASE_URL: url, TRESTLE_SUPERUSER_PASSWORD: 'from-env' },
+      env: { DATABASE_URL: url, TRESTLE_SUPERUSER_PASSWORD: 'from-env-Tr0ub4dor' },
     });
     expect(result.code, result.stderr).toBe(0);
-    expect(await withStore((users) => users.authenticate('ops', 'from-env'))).not.toBeNull();
+    expect(await withStore((users) => users.authenticate('ops', 'from-env-Tr0ub4dor'))).not.toBeNull();
   });
 
   it('tells the user to migrate first', async () => {
@@ -144,12 +144,12 @@ describe('trestle createsuperuser and changepassword', () => {
   });
 
   it('changes a password from stdin, and fails for an unknown user', async () => {
-    await trestle(['createsuperuser', '--username', 'admin', '--email', '', '--password-stdin'], 'old-pw\n');
-    const changed = await trestle(['changepassword', 'admin', '--password-stdin'], 'new-pw\n');
+    await trestle(['createsuperuser', '--username', 'admin', '--email', '', '--password-stdin'], 'old-Tr0ub4dor&3\n');
+    const changed = await trestle(['changepassword', 'admin', '--password-stdin'], 'new-Tr0ub4dor&3\n');
     expect(changed.code, changed.stderr).toBe(0);
     expect(changed.stdout).toBe('Password changed successfully for user "admin".\n');
-    expect(await withStore((users) => users.authenticate('admin', 'new-pw'))).not.toBeNull();
-    expect(await withStore((users) => users.authenticate('admin', 'old-pw'))).toBeNull();
+    expect(await withStore((users) => users.authenticate('admin', 'new-Tr0ub4dor&3'))).not.toBeNull();
+    expect(await withStore((users) => users.authenticate('admin', 'old-Tr0ub4dor&3'))).toBeNull();
 
     const unknown = await trestle(['changepassword', 'ghost', '--password-stdin'], 'x\n');
     expect(unknown.code).not.toBe(0);

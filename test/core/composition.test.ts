@@ -104,7 +104,7 @@ describe('configuration errors reject createApp', () => {
     delete process.env['SECRET_KEY'];
     try {
       await expect(createApp({ logger: false, settings: { DEBUG: false, ALLOWED_HOSTS: ['api.example.com'] } })).rejects.toThrow(
-        'SECRET_KEY is not set (DEBUG is false): set the SECRET_KEY environment variable to a long random string, the same for every process.',
+        'SECRET_KEY is not set and DEBUG is false (the default when NODE_ENV=production): set the SECRET_KEY environment variable to a long random string, the same for every process.',
       );
     } finally {
       if (saved !== undefined) process.env['SECRET_KEY'] = saved;
@@ -113,7 +113,7 @@ describe('configuration errors reject createApp', () => {
 
   it('DEBUG false with the development ALLOWED_HOSTS refuses to start', async () => {
     await expect(createApp({ logger: false, settings: { DEBUG: false, SECRET_KEY: 'k'.repeat(50) } })).rejects.toThrow(
-      /^ALLOWED_HOSTS is the development default \(DEBUG is false\): set ALLOWED_HOSTS/,
+      /^ALLOWED_HOSTS is the development default and DEBUG is false \(the default when NODE_ENV=production\): set ALLOWED_HOSTS/,
     );
   });
 

@@ -1,5 +1,5 @@
 import type { Command } from '../command.js';
-import { obtainNewPassword } from '../password-input.js';
+import { obtainValidPassword } from '../password-input.js';
 import { UserNotFound } from '../../users/errors.js';
 
 /** `trestle changepassword <username>`: sets a user's password. */
@@ -15,7 +15,11 @@ export const changepasswordCommand: Command = {
     const users = await ctx.users();
     const user = await users.getByUsername(username);
     if (!user) throw new UserNotFound(username);
-    const password = await obtainNewPassword(ctx, args.values['password-stdin'] === true);
+    const password = await obtainValidPassword(ctx, {
+      fromStdin: args.values['password-stdin'] === true,
+      user: { username: user.username, email: user.email },
+      onWeak: 'retry',
+    });
     await users.setPassword(user.pk, password);
     ctx.print(`Password changed successfully for user "${user.username}".`);
     return 0;

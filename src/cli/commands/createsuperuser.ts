@@ -1,6 +1,6 @@
 import type { Command, CommandContext } from '../command.js';
 import { CliError } from '../command.js';
-import { obtainNewPassword } from '../password-input.js';
+import { obtainValidPassword } from '../password-input.js';
 import { canPrompt, promptLine } from '../prompt.js';
 import { DuplicateUsername } from '../../users/errors.js';
 
@@ -36,10 +36,14 @@ export const createsuperuserCommand: Command = {
     if (await users.getByUsername(username)) throw new DuplicateUsername(username);
     const email = (await field(ctx, args.values['email'], 'TRESTLE_SUPERUSER_EMAIL', 'Email address: ', noInput || fromStdin)) ?? '';
 
+    // The password must pass AUTH_PASSWORD_VALIDATORS (Django's four by default).
+    const user = { username, email };
     let password: string | null;
-    if (fromStdin) password = await obtainNewPassword(ctx, true);
-    else if (noInput) password = ctx.env['TRESTLE_SUPERUSER_PASSWORD'] || null;
-    else password = await obtainNewPassword(ctx, false);
+    if (fromStdin) password = await obtainValidPassword(ctx, { fromStdin: true, user, onWeak: 'ask-to-bypass' });
+    else if (noInput) {
+      const preset = ctx.env['TRESTLE_SUPERUSER_PASSWORD'];
+      password = preset ? await obtainValidPassword(ctx, { fromStdin: false, preset, user, onWeak: 'ask-to-bypass' }) : null;
+    } else password = await obtainValidPassword(ctx, { fromStdin: false, user, onWeak: 'ask-to-bypass' });
 
     await users.createSuperuser({ username, email, password });
     ctx.print('Superuser created successfully.');

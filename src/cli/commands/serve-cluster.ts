@@ -6,16 +6,19 @@ const QUICK_EXIT_MS = 5_000;
 /** Consecutive quick exits after which the primary gives up. */
 const MAX_QUICK_EXITS = 5;
 const RESTART_DELAY_MS = 500;
+/** How long past its drain timeout a stopping worker may take to exit. */
+const KILL_GRACE_MS = 3_000;
 
 /**
  * The primary of `trestle serve --workers N` (node:cluster): forks N
  * workers that each run `serve` on the shared port, restarts a worker that
  * exits on its own, and forwards SIGINT/SIGTERM to every worker, then
- * returns once they have all stopped. A worker that keeps dying right after
+ * returns once they have all stopped (a worker still alive a few seconds
+ * after its drain timeout is killed). A worker that keeps dying right after
  * its start (a bad config, a port in use) ends the primary with code 1
  * instead of restarting forever.
  */
-export async function runPrimary(ctx: CommandContext, workers: number): Promise<number> {
+export async function runPrimary(ctx: CommandContext, workers: number, drainMs: number): Promise<number> {
   let stopping = false;
   let quickExits = 0;
   let failed = false;
@@ -66,6 +69,13 @@ export async function runPrimary(ctx: CommandContext, workers: number): Promise<
     ctx.warn(`Signal ${signal}: stopping ${started.size} worker(s).`);
     for (const worker of started.keys()) worker.process.kill('SIGTERM');
     if (started.size === 0) finish();
+    const overdue = setTimeout(() => {
+      for (const worker of started.keys()) {
+        ctx.warn(`Worker ${worker.process.pid} did not stop in time: killing it.`);
+        worker.process.kill('SIGKILL');
+      }
+    }, drainMs + KILL_GRACE_MS);
+    overdue.unref();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
