@@ -1,4 +1,6 @@
-import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -47,4 +49,23 @@ describe('resolveSecretKey', () => {
     writeFileSync(join(data, 'secret_key'), '  \n');
     expect(() => resolveSecretKey({}, data, { env: {}, warn: () => {} })).toThrow(/secret_key is empty: delete it or set SECRET_KEY\./);
   });
+
+  it('processes that start together all end up with one key, written whole', async () => {
+    const data = join(tempDir(), 'data');
+    const module = pathToFileURL(join(import.meta.dirname, '../../src/secret-key.ts')).href;
+    const script = `const { resolveSecretKey } = await import(${JSON.stringify(module)}); process.stdout.write(resolveSecretKey({}, ${JSON.stringify(data)}, { env: {}, warn: () => {} }));`;
+    const env = { ...process.env };
+    delete env['SECRET_KEY'];
+    const run = () =>
+      new Promise<string>((resolve, reject) => {
+        execFile(process.execPath, ['--import', 'tsx/esm', '--input-type=module', '-e', script], { env, cwd: import.meta.dirname }, (err, stdout) =>
+          err ? reject(err) : resolve(stdout),
+        );
+      });
+    const keys = await Promise.all([run(), run(), run(), run()]);
+    expect(keys[0]).toMatch(/^[\w-]{43}$/);
+    expect(new Set(keys).size).toBe(1);
+    expect(readdirSync(data)).toEqual(['secret_key']);
+    expect(statSync(join(data, 'secret_key')).mode & 0o777).toBe(0o600);
+  }, 120_000);
 });
