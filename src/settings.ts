@@ -51,6 +51,12 @@ export interface Settings {
   DEFAULT_VERSION: string | null;
   ALLOWED_VERSIONS: string[] | null;
   VERSION_PARAM: string;
+  /**
+   * Hardening switch (off, as DRF): a request that states two different
+   * versions (`/v1/items/?version=v2`) is a 400 instead of answering the
+   * scheme's own place.
+   */
+  REJECT_CONFLICTING_VERSIONS: boolean;
 
   // --- generic views and filters
   SEARCH_PARAM: string;
@@ -61,8 +67,22 @@ export interface Settings {
   // --- hosts, proxies, HTTPS
   /** Host names the app answers to; `.example.com` matches subdomains, `*` anything. */
   ALLOWED_HOSTS: string[];
-  /** Addresses or CIDRs whose X-Forwarded-* and remote-user headers are believed. */
+  /**
+   * Addresses or CIDRs of the proxies in front of the app: `X-Forwarded-For`
+   * from them names the client. When listed, they are also the only peers
+   * whose forwarded host and scheme count (if those are switched on below).
+   */
   TRUSTED_PROXIES: string[];
+  /** Django's: take the host from `X-Forwarded-Host` (off). From TRUSTED_PROXIES peers, or any peer when none is listed. */
+  USE_X_FORWARDED_HOST: boolean;
+  /**
+   * Django's: `['X-Forwarded-Proto', 'https']` (or `'HTTP_X_FORWARDED_PROTO'`)
+   * makes a request secure when that header's first value is `https`; the
+   * header present with another value makes it plain HTTP. Off (`null`).
+   */
+  SECURE_PROXY_SSL_HEADER: readonly [string, string] | null;
+  /** Peers whose remote-user header RemoteUserAuthentication believes (its `trustedProxies`); none by default. */
+  REMOTE_USER_TRUSTED_PROXIES: string[];
 
   // --- secrets
   /** Signs cursors and sessions, encrypts stored token keys. */
@@ -154,6 +174,7 @@ export function defaultSettings(): Settings {
     DEFAULT_VERSION: null,
     ALLOWED_VERSIONS: null,
     VERSION_PARAM: 'version',
+    REJECT_CONFLICTING_VERSIONS: false,
 
     SEARCH_PARAM: 'search',
     ORDERING_PARAM: 'ordering',
@@ -162,6 +183,9 @@ export function defaultSettings(): Settings {
 
     ALLOWED_HOSTS: ['localhost', '.localhost', '127.0.0.1', '[::1]'],
     TRUSTED_PROXIES: [],
+    USE_X_FORWARDED_HOST: false,
+    SECURE_PROXY_SSL_HEADER: null,
+    REMOTE_USER_TRUSTED_PROXIES: [],
 
     SECRET_KEY: null,
 
@@ -248,6 +272,17 @@ function checkSettings(s: Settings): void {
   }
   if (!Array.isArray(s.AUTH_PASSWORD_VALIDATORS) || !s.AUTH_PASSWORD_VALIDATORS.every((v) => typeof v?.validate === 'function')) {
     throw new ImproperlyConfigured('AUTH_PASSWORD_VALIDATORS must be a list of validators (objects with validate()).');
+  }
+  if (!Array.isArray(s.REMOTE_USER_TRUSTED_PROXIES)) {
+    throw new ImproperlyConfigured('REMOTE_USER_TRUSTED_PROXIES must be a list of addresses or CIDRs.');
+  }
+  if (typeof s.USE_X_FORWARDED_HOST !== 'boolean') {
+    throw new ImproperlyConfigured('USE_X_FORWARDED_HOST must be true or false.');
+  }
+  const ssl = s.SECURE_PROXY_SSL_HEADER;
+  if (ssl !== null && (!Array.isArray(ssl) || ssl.length !== 2 || typeof ssl[0] !== 'string' || typeof ssl[1] !== 'string' || ssl[0] === '')) {
+    // Django's wording.
+    throw new ImproperlyConfigured('The SECURE_PROXY_SSL_HEADER setting must be a tuple containing two values.');
   }
   if (!Number.isInteger(s.DATA_UPLOAD_MAX_MEMORY_SIZE) || s.DATA_UPLOAD_MAX_MEMORY_SIZE <= 0) {
     throw new ImproperlyConfigured('DATA_UPLOAD_MAX_MEMORY_SIZE must be a positive integer.');

@@ -87,8 +87,13 @@ export abstract class BaseVersioning implements Versioning {
   /** Shown in the conflict message as where this scheme read the version. */
   sourceLabel = 'request';
   /**
+   * Hardening switch, off by default as DRF reads one place only: when on, a
+   * different version stated in `crossCheckSources` is a 400.
+   */
+  rejectConflictingVersions: boolean;
+  /**
    * Other places checked for a different version once this scheme has read
-   * one from its own source; a mismatch is a 400. `[]` turns the check off.
+   * one from its own source, when `rejectConflictingVersions` is on.
    */
   crossCheckSources: readonly VersionSource[] = [];
   /** Versions that still work but announce their end: `{ v1: { since, sunset, link } }`. */
@@ -98,6 +103,7 @@ export abstract class BaseVersioning implements Versioning {
     this.defaultVersion = app.settings.DEFAULT_VERSION;
     this.allowedVersions = app.settings.ALLOWED_VERSIONS;
     this.versionParam = app.settings.VERSION_PARAM;
+    this.rejectConflictingVersions = app.settings.REJECT_CONFLICTING_VERSIONS;
   }
 
   abstract determineVersion(req: ApiRequest, params: Record<string, unknown>): string | null;
@@ -122,10 +128,12 @@ export abstract class BaseVersioning implements Versioning {
   }
 
   /**
-   * Throws `VersionConflict` when another place in the request
-   * (`crossCheckSources`) states a version different from `version`.
+   * Throws `VersionConflict` when `rejectConflictingVersions` is on and
+   * another place in the request (`crossCheckSources`) states a version
+   * different from `version`.
    */
   protected checkConflicts(req: ApiRequest, version: string): void {
+    if (!this.rejectConflictingVersions) return;
     for (const source of this.crossCheckSources) {
       for (const other of this.statedVersions(req, source)) {
         if (other === version) continue;

@@ -20,7 +20,7 @@ describe('AcceptHeaderVersioning', () => {
         path('<version>/path-items/', versionView()),
       ],
       {
-        DEFAULT_VERSIONING_CLASS: AcceptHeaderVersioning,
+        DEFAULT_VERSIONING_CLASS: AcceptHeaderVersioning, REJECT_CONFLICTING_VERSIONS: true,
         DEFAULT_VERSION: '1.0',
         ALLOWED_VERSIONS: ['1.0', '2.0'],
       },
@@ -117,7 +117,7 @@ describe('AcceptHeaderVersioning', () => {
     expect(res.body).toEqual({ detail: 'Invalid version in "Accept" header.' });
   });
 
-  it('400 when ?version= or the URL path names a different version than Accept', async () => {
+  it('400 when ?version= or the URL path names a different version than Accept (REJECT_CONFLICTING_VERSIONS)', async () => {
     const q = await get(app, '/items/?version=1.0', { accept: 'application/json; version=2.0' });
     expect(q.status).toBe(400);
     expect(q.headers['vary']).toBe('Accept') // the conflict is found before authentication reads the session;

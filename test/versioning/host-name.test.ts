@@ -15,7 +15,7 @@ describe('HostNameVersioning', () => {
         path('prefixed/', versionView({ versioningClass: ApiPrefixVersioning })),
       ],
       {
-        DEFAULT_VERSIONING_CLASS: HostNameVersioning,
+        DEFAULT_VERSIONING_CLASS: HostNameVersioning, REJECT_CONFLICTING_VERSIONS: true,
         DEFAULT_VERSION: 'v1',
         ALLOWED_VERSIONS: ['v1', 'v2'],
         ALLOWED_HOSTS: ['.example.com', 'localhost', '127.0.0.1', '[::1]'],
@@ -70,7 +70,7 @@ describe('HostNameVersioning', () => {
     expect(b.body).toEqual({ version: 'v1' });
   });
 
-  it('400 when ?version= names another version than the host; ignored when the host names none', async () => {
+  it('400 when ?version= names another version than the host; ignored when the host names none (REJECT_CONFLICTING_VERSIONS)', async () => {
     const conflict = await get(app, '/items/?version=v1', { host: 'v2.example.com' });
     expect(conflict.status).toBe(400);
     expect(conflict.headers['vary']).toBe('Accept, Host') // refused before authentication reads the session;

@@ -19,7 +19,7 @@ describe('NamespaceVersioning', () => {
         path('items/', versionView({}, { name: 'item-detail', params: { pk: 7 } })),
         path('plain/', versionView(), { name: 'plain' }),
       ],
-      { DEFAULT_VERSIONING_CLASS: NamespaceVersioning, DEFAULT_VERSION: 'v1', ALLOWED_VERSIONS: ['v1', 'v2'] },
+      { DEFAULT_VERSIONING_CLASS: NamespaceVersioning, REJECT_CONFLICTING_VERSIONS: true, DEFAULT_VERSION: 'v1', ALLOWED_VERSIONS: ['v1', 'v2'] },
     );
   });
   afterAll(() => app.close());
@@ -57,7 +57,7 @@ describe('NamespaceVersioning', () => {
     expect(res.body).toEqual({ version: 'v2', link: 'http://localhost/plain/' });
   });
 
-  it('400 when ?version= names another version than the namespace', async () => {
+  it('400 when ?version= names another version than the namespace (REJECT_CONFLICTING_VERSIONS)', async () => {
     const res = await get(app, '/v2/items/?version=v1');
     expect(res.status).toBe(400);
     expect(res.body).toEqual({

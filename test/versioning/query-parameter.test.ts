@@ -15,7 +15,7 @@ describe('QueryParameterVersioning', () => {
         path('param/', versionView({ versionParam: 'api-version' }, toDetail)),
         path('<version>/in-path/', versionView()),
       ],
-      { DEFAULT_VERSIONING_CLASS: QueryParameterVersioning, DEFAULT_VERSION: '1.0', ALLOWED_VERSIONS: ['1.0', '2.0'] },
+      { DEFAULT_VERSIONING_CLASS: QueryParameterVersioning, REJECT_CONFLICTING_VERSIONS: true, DEFAULT_VERSION: '1.0', ALLOWED_VERSIONS: ['1.0', '2.0'] },
     );
   });
   afterAll(() => app.close());
@@ -78,7 +78,7 @@ describe('QueryParameterVersioning', () => {
     expect(res.body).toEqual({ version: 'a b&c', link: 'http://localhost/items/3/?version=a+b%26c' });
   });
 
-  it('400 when the URL path or the Accept header names another version', async () => {
+  it('400 when the URL path or the Accept header names another version (REJECT_CONFLICTING_VERSIONS)', async () => {
     const p = await get(app, '/1.0/in-path/?version=2.0');
     expect(p.status).toBe(400);
     expect(p.body).toEqual({

@@ -17,7 +17,7 @@ describe('URLPathVersioning', () => {
         path('<api>/custom/', versionView({ versionParam: 'api' }, { name: 'custom' }), { name: 'custom' }),
         path('<int:version>/numeric/', versionView({ allowedVersions: ['1', '2'] })),
       ],
-      { DEFAULT_VERSIONING_CLASS: URLPathVersioning, DEFAULT_VERSION: 'v1', ALLOWED_VERSIONS: ['v1', 'v2'] },
+      { DEFAULT_VERSIONING_CLASS: URLPathVersioning, REJECT_CONFLICTING_VERSIONS: true, DEFAULT_VERSION: 'v1', ALLOWED_VERSIONS: ['v1', 'v2'] },
     );
   });
   afterAll(() => app.close());
@@ -75,7 +75,7 @@ describe('URLPathVersioning', () => {
     expect(res.body).toEqual({ version: '2' });
   });
 
-  it('400 when ?version= or the Accept header names another version', async () => {
+  it('400 when ?version= or the Accept header names another version (REJECT_CONFLICTING_VERSIONS)', async () => {
     const q = await get(app, '/v1/items/?version=v2');
     expect(q.status).toBe(400);
     expect(q.headers['content-type']).toBe('application/json');
