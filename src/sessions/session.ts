@@ -65,6 +65,8 @@ export async function getSession(req: ApiRequest): Promise<LoadedSession | null>
     const data = await sessionStore(req.app).load(key);
     if (data) session = { key, data };
   }
+  // As Django's session middleware: a cookie naming no live session is deleted in the response.
+  if (key !== undefined && session === null) req.reply.clearCookie(req.app.settings.SESSION_COOKIE_NAME, cookieOptions(req));
   req.locals[SESSION_STATE] = session;
   return session;
 }

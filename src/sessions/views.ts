@@ -16,6 +16,7 @@ import { renderPage, setHtmlSecurityHeaders } from '../pages/layout.js';
 import { loginForm } from '../pages/login-page.js';
 import { errorMessages } from '../pages/error-page.js';
 import { login, logout } from './session.js';
+import { NotAcceptable, NotFound } from '../exceptions.js';
 
 /**
  * Whether `next` is a path on this site: starts with one `/`, no scheme,
@@ -139,7 +140,9 @@ export class LoginView extends APIView {
 
 /**
  * Logs out (`/api-auth/logout/`): POST only, CSRF enforced (as Django 5's
- * LogoutView), session deleted and cookie cleared.
+ * LogoutView), session deleted and cookie cleared — whatever the `Accept`
+ * header, as Django: a client that accepts nothing this view renders still
+ * gets logged out (and the first renderer's answer, not a 406).
  *
  * ```
  * POST /api-auth/logout/
@@ -155,6 +158,16 @@ export class LogoutView extends APIView {
   override parserClasses = [JSONParser, FormParser, MultiPartParser];
 
   loggedOutMessage = 'Logged out.';
+
+  override performContentNegotiation(req: ApiRequest, force = false): void {
+    try {
+      super.performContentNegotiation(req, force);
+    } catch (err) {
+      // Nothing fits the Accept header (or ?format=): log out all the same.
+      if (!(err instanceof NotAcceptable) && !(err instanceof NotFound)) throw err;
+      super.performContentNegotiation(req, true);
+    }
+  }
 
   async post(req: ApiRequest): Promise<Response> {
     enforceCsrf(req);

@@ -63,7 +63,7 @@ describe('SessionAuthentication, CSRF and the login views', () => {
   beforeAll(async () => {
     fx = await authFixture();
     app = await appWith(fx, { routes });
-    https = await appWith(fx, { routes, settings: { TRUSTED_PROXIES: ['127.0.0.1'] } });
+    https = await appWith(fx, { routes, settings: { TRUSTED_PROXIES: ['127.0.0.1'], SECURE_PROXY_SSL_HEADER: ['HTTP_X_FORWARDED_PROTO', 'https'] } });
   });
   afterAll(async () => {
     await app.close();
@@ -437,7 +437,7 @@ describe('SessionAuthentication, CSRF and the login views', () => {
     it('CSRF_TRUSTED_ORIGINS admits another origin, wildcards for subdomains', async () => {
       const trusted = await appWith(fx, {
         routes,
-        settings: { TRUSTED_PROXIES: ['127.0.0.1'], CSRF_TRUSTED_ORIGINS: ['https://*.example.com', 'https://app.example.org'] },
+        settings: { TRUSTED_PROXIES: ['127.0.0.1'], SECURE_PROXY_SSL_HEADER: ['X-Forwarded-Proto', 'https'], CSRF_TRUSTED_ORIGINS: ['https://*.example.com', 'https://app.example.org'] },
       });
       try {
         const { csrftoken, token } = await csrf(trusted);
@@ -479,6 +479,27 @@ describe('SessionAuthentication, CSRF and the login views', () => {
     });
   });
 
+  describe('a session cookie that names no live session', () => {
+    it.each([
+      ['unknown', 'a'.repeat(32)],
+      ['malformed', 'bogus'],
+    ])('%s: deleted in the response, as Django\'s session middleware does', async (_name, key) => {
+      const res = await app.inject({ url: '/whoami/', headers: { cookie: `sessionid=${key}` } });
+      expect(res.statusCode).toBe(403);
+      expect(res.headers['content-type']).toBe('application/json');
+      expect(res.json()).toEqual({ detail: 'Authentication credentials were not provided.' });
+      expect(res.headers['vary']).toMatch(/\bCookie\b/);
+      expect(setCookieLine(res.headers, 'sessionid')).toMatch(/^sessionid=; Max-Age=0; Path=\/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Lax$/);
+    });
+
+    it('a live session cookie is left alone', async () => {
+      const b = await loginAs();
+      const res = await app.inject({ url: '/whoami/', headers: { cookie: b.cookie } });
+      expect(res.statusCode).toBe(200);
+      expect(setCookieLine(res.headers, 'sessionid')).toBeUndefined();
+    });
+  });
+
   describe('POST /api-auth/logout/', () => {
     it('needs CSRF, deletes the session and clears the cookie', async () => {
       const b = await loginAs();
@@ -494,6 +515,19 @@ describe('SessionAuthentication, CSRF and the login views', () => {
       const after = await app.inject({ url: '/whoami/', headers: { cookie: b.cookie } });
       expect(after.statusCode).toBe(403);
       expect(after.json()).toEqual({ detail: 'Authentication credentials were not provided.' });
+    });
+
+    it('logs out whatever the Accept header, as Django: no 406 that leaves the session alive', async () => {
+      for (const [accept, type] of [['application/xml', 'application/json'], ['text/html', 'text/html; charset=utf-8']] as const) {
+        const b = await loginAs();
+        const res = await app.inject({ method: 'POST', url: '/api-auth/logout/', headers: { cookie: b.cookie, 'x-csrftoken': b.token, accept } });
+        expect(res.statusCode).toBe(200);
+        expect(res.headers['content-type']).toBe(type);
+        if (type === 'application/json') expect(res.json()).toEqual({ detail: 'Logged out.' });
+        expect(setCookieLine(res.headers, 'sessionid')).toMatch(/^sessionid=; Max-Age=0; /);
+        const after = await app.inject({ url: '/whoami/', headers: { cookie: b.cookie } });
+        expect(after.statusCode).toBe(403);
+      }
     });
 
     it('GET is not allowed (Django 5 logs out on POST only)', async () => {
