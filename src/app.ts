@@ -10,7 +10,7 @@ import { resolveSettings, type SettingsInput } from './settings.js';
 import { ApiError, NotFound, ParseError, PayloadTooLarge, SERVER_ERROR_BODY } from './exceptions.js';
 import { ApiRequest, type RequestEnvironment } from './request.js';
 import { Response } from './response.js';
-import { HostValidator, ProxyTrust } from './hosts.js';
+import { ForwardedHeaders, HostValidator, ProxyTrust } from './hosts.js';
 import { RouteRegistry, convertParams, type CompiledRoute } from './routing/registry.js';
 import type { RouteEntry } from './routing/routes.js';
 import { prefersHtml, sendNotFoundPage } from './pages/not-found-page.js';
@@ -151,10 +151,13 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Trestle
   if (settings.CORS_ALLOW_ALL_ORIGINS || settings.CORS_ALLOWED_ORIGINS.length > 0) await installCors(settings, fastify);
   fastify.addHook('onClose', async () => closeRedis(app));
 
+  const proxies = new ProxyTrust(settings.TRUSTED_PROXIES);
+  new ProxyTrust(settings.REMOTE_USER_TRUSTED_PROXIES, 'REMOTE_USER_TRUSTED_PROXIES'); // checked at start-up
   const env: RequestEnvironment = {
     app,
     hosts: new HostValidator(settings.ALLOWED_HOSTS),
-    proxies: new ProxyTrust(settings.TRUSTED_PROXIES),
+    proxies,
+    forwarded: new ForwardedHeaders(settings, proxies),
   };
 
   const registry = new RouteRegistry(options.routes ?? []);

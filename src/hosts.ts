@@ -66,18 +66,18 @@ export class ProxyTrust {
   private readonly list = new BlockList();
   readonly empty: boolean;
 
-  constructor(entries: readonly string[]) {
+  constructor(entries: readonly string[], setting = 'TRUSTED_PROXIES') {
     this.empty = entries.length === 0;
     for (const entry of entries) {
-      const [addr, bits] = entry.split('/');
+      const [addr, bits] = String(entry).split('/');
       const family = isIP(addr ?? '');
-      if (!addr || family === 0) throw new ImproperlyConfigured(`TRUSTED_PROXIES: "${entry}" is not an address or CIDR.`);
+      if (!addr || family === 0) throw new ImproperlyConfigured(`${setting}: "${entry}" is not an address or CIDR.`);
       const type = family === 6 ? 'ipv6' : 'ipv4';
       if (bits === undefined) this.list.addAddress(addr, type);
       else {
         const prefix = Number(bits);
         if (!Number.isInteger(prefix) || prefix < 0 || prefix > (family === 6 ? 128 : 32)) {
-          throw new ImproperlyConfigured(`TRUSTED_PROXIES: "${entry}" has a bad prefix length.`);
+          throw new ImproperlyConfigured(`${setting}: "${entry}" has a bad prefix length.`);
         }
         this.list.addSubnet(addr, prefix, type);
       }
@@ -110,4 +110,56 @@ export class ProxyTrust {
     }
     return chain[0] ?? socket;
   }
+}
+
+type Headers = Readonly<Record<string, string | string[] | undefined>>;
+
+function first(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * Which forwarded headers count, Django's way: `X-Forwarded-Host` only with
+ * USE_X_FORWARDED_HOST, the scheme header only with SECURE_PROXY_SSL_HEADER;
+ * both off by default. When TRUSTED_PROXIES lists the proxies, only their
+ * requests are believed (Django believes every peer; so does Trestle when
+ * none is listed).
+ */
+export class ForwardedHeaders {
+  private readonly host: boolean;
+  /** The scheme header's name, lower-cased (`HTTP_X_FORWARDED_PROTO` → `x-forwarded-proto`), and its secure value. */
+  private readonly ssl: readonly [string, string] | null;
+
+  constructor(
+    settings: { readonly USE_X_FORWARDED_HOST: boolean; readonly SECURE_PROXY_SSL_HEADER: readonly [string, string] | null },
+    private readonly proxies: ProxyTrust,
+  ) {
+    this.host = settings.USE_X_FORWARDED_HOST;
+    const ssl = settings.SECURE_PROXY_SSL_HEADER;
+    this.ssl = ssl === null ? null : [headerName(ssl[0]), ssl[1]];
+  }
+
+  private believed(peer: string | undefined): boolean {
+    return this.proxies.empty || this.proxies.isTrusted(peer);
+  }
+
+  /** The forwarded host, when it counts for this request (the whole header value, as Django). */
+  forwardedHost(headers: Headers, peer: string | undefined): string | undefined {
+    if (!this.host) return undefined;
+    const value = first(headers['x-forwarded-host']);
+    return value !== undefined && this.believed(peer) ? value : undefined;
+  }
+
+  /** `https`/`http` from the scheme header when it counts, else `undefined` (the socket decides). */
+  forwardedScheme(headers: Headers, peer: string | undefined): 'http' | 'https' | undefined {
+    if (this.ssl === null) return undefined;
+    const value = first(headers[this.ssl[0]]);
+    if (value === undefined || !this.believed(peer)) return undefined;
+    return value.split(',')[0]!.trim() === this.ssl[1] ? 'https' : 'http';
+  }
+}
+
+/** `HTTP_X_FORWARDED_PROTO` (Django's META name) or `X-Forwarded-Proto` → `x-forwarded-proto`. */
+function headerName(name: string): string {
+  return (/^HTTP_/.test(name) ? name.slice(5).replace(/_/g, '-') : name).toLowerCase();
 }

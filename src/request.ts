@@ -6,7 +6,7 @@ import type { Renderer } from './renderers/base.js';
 import type { Parser, UploadedFile } from './parsers/base.js';
 import type { User } from './users/user.js';
 import type { RouteMatch } from './routing/types.js';
-import type { HostValidator, ProxyTrust } from './hosts.js';
+import type { ForwardedHeaders, HostValidator, ProxyTrust } from './hosts.js';
 import { ApiError, UnsupportedMediaType, WrappedAttributeError } from './exceptions.js';
 import { mediaTypeMatches, parseMediaType, type MediaType } from './media-types.js';
 
@@ -23,6 +23,7 @@ export interface RequestEnvironment {
   readonly app: AppContext;
   readonly hosts: HostValidator;
   readonly proxies: ProxyTrust;
+  readonly forwarded: ForwardedHeaders;
 }
 
 /** Converted path parameters: `<int:pk>` gives a number, the other converters strings. */
@@ -287,12 +288,10 @@ export class ApiRequest<Params extends object = PathParams, Data = unknown, Auth
     return this.env.proxies.clientAddress(this.raw.socket?.remoteAddress, this.raw.headers['x-forwarded-for']);
   }
 
-  /** `https` for TLS sockets, or X-Forwarded-Proto from a trusted proxy. */
+  /** `https` for TLS sockets, or as SECURE_PROXY_SSL_HEADER says when it is set. */
   get scheme(): 'http' | 'https' {
-    if (this.fromTrustedProxy) {
-      const proto = firstHeader(this.raw.headers['x-forwarded-proto']);
-      if (proto) return proto.split(',')[0]!.trim().toLowerCase() === 'https' ? 'https' : 'http';
-    }
+    const forwarded = this.env.forwarded.forwardedScheme(this.raw.headers, this.raw.socket?.remoteAddress);
+    if (forwarded !== undefined) return forwarded;
     return (this.raw.socket as { encrypted?: boolean } | undefined)?.encrypted ? 'https' : 'http';
   }
 
@@ -301,17 +300,12 @@ export class ApiRequest<Params extends object = PathParams, Data = unknown, Auth
   }
 
   /**
-   * The Host (X-Forwarded-Host from a trusted proxy), validated against
-   * ALLOWED_HOSTS. Throws `DisallowedHost` (400) otherwise.
+   * The Host (X-Forwarded-Host with USE_X_FORWARDED_HOST), validated
+   * against ALLOWED_HOSTS. Throws `DisallowedHost` (400) otherwise.
    */
   getHost(): string {
     if (this._host !== null) return this._host;
-    let host: string | undefined;
-    if (this.fromTrustedProxy) {
-      const fwd = firstHeader(this.raw.headers['x-forwarded-host']);
-      if (fwd) host = fwd.split(',')[0]!.trim();
-    }
-    host ??= this.raw.headers.host ?? '';
+    const host = this.env.forwarded.forwardedHost(this.raw.headers, this.raw.socket?.remoteAddress) ?? this.raw.headers.host ?? '';
     this._host = this.env.hosts.check(host);
     return this._host;
   }
@@ -331,6 +325,3 @@ export class ApiRequest<Params extends object = PathParams, Data = unknown, Auth
   }
 }
 
-function firstHeader(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
-}

@@ -3,6 +3,8 @@ import type { ApiRequest } from '../request.js';
 import type { User } from '../users/user.js';
 import type { Authentication } from './base.js';
 import { DuplicateUsername } from '../users/errors.js';
+import { ProxyTrust } from '../hosts.js';
+import { warnOnce } from '../pagination/base.js';
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -13,11 +15,13 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
  *
  * ```
  * GET /api/items/ HTTP/1.1
- * Remote-User: alice              (only believed from TRUSTED_PROXIES peers)
+ * Remote-User: alice              (only believed from `trustedProxies` peers)
  * ```
  *
- * The header is ignored unless the socket peer is a trusted proxy: anyone
- * else could simply send it. No header, an untrusted peer or an inactive
+ * The header is ignored unless the socket peer is one of `trustedProxies`
+ * (REMOTE_USER_TRUSTED_PROXIES): anyone else could simply send it. This
+ * trust is the scheme's own; it says nothing about forwarded host or scheme
+ * headers. No header, an untrusted peer or an inactive
  * user: not attempted (`null`). Unknown usernames get a user record with an
  * unusable password when `createUnknownUser` is true (Django's default).
  *
@@ -27,11 +31,21 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
 export class RemoteUserAuthentication implements Authentication {
   header = 'Remote-User';
   createUnknownUser = true;
+  /** Addresses or CIDRs of the proxies that set the header. */
+  trustedProxies: readonly string[];
+  private trust: ProxyTrust | null = null;
 
-  constructor(protected readonly app: AppContext) {}
+  constructor(protected readonly app: AppContext) {
+    this.trustedProxies = app.settings.REMOTE_USER_TRUSTED_PROXIES;
+  }
 
   async authenticate(req: ApiRequest): Promise<[User, null] | null> {
-    if (!req.fromTrustedProxy) return null;
+    this.trust ??= new ProxyTrust(this.trustedProxies, `${this.constructor.name}.trustedProxies`);
+    if (this.trust.empty) {
+      warnOnce(this.app, `remote-user-proxies:${this.constructor.name}`,
+        `${this.constructor.name} trusts no proxy, so its header is never believed: set REMOTE_USER_TRUSTED_PROXIES (TRUSTED_PROXIES does not apply to it).`);
+    }
+    if (!this.trust.isTrusted(req.raw.socket?.remoteAddress)) return null;
     const raw = req.headers[this.header.toLowerCase()];
     const value = Array.isArray(raw) ? raw[0] : raw;
     if (!value) return null;

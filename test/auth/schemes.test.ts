@@ -182,8 +182,8 @@ describe('authentication schemes on the wire', () => {
     let untrusted: TrestleApp;
     beforeAll(async () => {
       const routes = [path('remote/', Remote), path('strict/', RemoteNoCreate)];
-      trusted = await appWith(fx, { routes, settings: { TRUSTED_PROXIES: ['10.0.0.0/8'] } });
-      untrusted = await appWith(fx, { routes, settings: { TRUSTED_PROXIES: ['10.0.0.0/8'] } });
+      trusted = await appWith(fx, { routes, settings: { REMOTE_USER_TRUSTED_PROXIES: ['10.0.0.0/8'] } });
+      untrusted = await appWith(fx, { routes, settings: { REMOTE_USER_TRUSTED_PROXIES: ['10.0.0.0/8'] } });
     });
     afterAll(async () => {
       await trusted.close();
@@ -194,6 +194,25 @@ describe('authentication schemes on the wire', () => {
       const res = await trusted.inject({ url: '/remote/', remoteAddress: '10.1.2.3', headers: { 'remote-user': 'alice' } });
       expect(res.statusCode).toBe(200);
       expect(res.json()).toEqual({ user: 'alice', authenticated: true, auth: null, scheme: 'RemoteUserAuthentication' });
+    });
+
+    it('TRUSTED_PROXIES alone does not make the header believed; a subclass can name its own proxies', async () => {
+      class OwnProxies extends RemoteUserAuthentication {
+        override trustedProxies = ['192.0.2.7'];
+      }
+      class RemoteOwn extends Echo {
+        override authenticationClasses = [OwnProxies];
+      }
+      const a = await appWith(fx, { routes: [path('remote/', Remote), path('own/', RemoteOwn)], settings: { TRUSTED_PROXIES: ['10.0.0.0/8'] } });
+      try {
+        const general = await a.inject({ url: '/remote/', remoteAddress: '10.1.2.3', headers: { 'remote-user': 'alice' } });
+        expect(general.statusCode).toBe(200);
+        expect(general.json()).toEqual({ user: '', authenticated: false, auth: null, scheme: null });
+        const own = await a.inject({ url: '/own/', remoteAddress: '192.0.2.7', headers: { 'remote-user': 'alice' } });
+        expect(own.json()).toEqual({ user: 'alice', authenticated: true, auth: null, scheme: 'OwnProxies' });
+      } finally {
+        await a.close();
+      }
     });
 
     it('from any other peer the header is ignored', async () => {

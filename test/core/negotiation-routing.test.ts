@@ -174,16 +174,38 @@ describe('hosts', () => {
     expect((await a.inject({ url: '/ping/1/', headers: { host: 'badexample.com' } })).statusCode).toBe(400);
   });
 
-  it('X-Forwarded-Host and -Proto are ignored unless the peer is a trusted proxy', async () => {
-    const untrusted = await app();
-    const res = await untrusted.inject({ url: '/api/books/', headers: { 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' } });
-    expect(res.statusCode).toBe(200);
-    expect(res.json()[0].url).toBe('http://localhost:80/api/books/1/');
-    const trusted = await app({ TRUSTED_PROXIES: ['127.0.0.1'], ALLOWED_HOSTS: ['api.example.com', 'localhost'] });
-    const via = await trusted.inject({ url: '/api/books/', headers: { 'x-forwarded-host': 'api.example.com', 'x-forwarded-proto': 'https' } });
+  it('X-Forwarded-Host and -Proto are ignored by default, even from TRUSTED_PROXIES or RemoteUser proxies (Django)', async () => {
+    for (const settings of [{}, { TRUSTED_PROXIES: ['127.0.0.1'] }, { REMOTE_USER_TRUSTED_PROXIES: ['127.0.0.1'] }]) {
+      const a = await app(settings);
+      const res = await a.inject({ url: '/api/books/', headers: { 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' } });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toBe('application/json');
+      expect(res.json()[0].url).toBe('http://localhost:80/api/books/1/');
+    }
+  });
+
+  it('USE_X_FORWARDED_HOST and SECURE_PROXY_SSL_HEADER switch them on, from any peer or only TRUSTED_PROXIES when listed', async () => {
+    const on = { USE_X_FORWARDED_HOST: true, SECURE_PROXY_SSL_HEADER: ['HTTP_X_FORWARDED_PROTO', 'https'] as const, ALLOWED_HOSTS: ['api.example.com', 'localhost'] };
+    const anyPeer = await app(on);
+    const via = await anyPeer.inject({ url: '/api/books/', headers: { 'x-forwarded-host': 'api.example.com', 'x-forwarded-proto': 'https, http' } });
+    expect(via.statusCode).toBe(200);
     expect(via.json()[0].url).toBe('https://api.example.com/api/books/1/');
-    const bad = await trusted.inject({ url: '/api/books/', headers: { 'x-forwarded-host': 'evil.example' } });
+    const plain = await anyPeer.inject({ url: '/api/books/', headers: { 'x-forwarded-proto': 'HTTPS' } });
+    expect(plain.json()[0].url).toBe('http://localhost:80/api/books/1/'); // compared exactly, as Django
+    const bad = await anyPeer.inject({ url: '/api/books/', headers: { 'x-forwarded-host': 'evil.example' } });
     expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toEqual({ detail: "Invalid HTTP_HOST header: 'evil.example'. You may need to add 'evil.example' to ALLOWED_HOSTS." });
+    const listed = await app({ ...on, TRUSTED_PROXIES: ['10.0.0.1'] });
+    const stranger = await listed.inject({ url: '/api/books/', headers: { 'x-forwarded-host': 'api.example.com', 'x-forwarded-proto': 'https' } });
+    expect(stranger.json()[0].url).toBe('http://localhost:80/api/books/1/');
+    const proxy = await listed.inject({ url: '/api/books/', remoteAddress: '10.0.0.1', headers: { 'x-forwarded-host': 'api.example.com', 'x-forwarded-proto': 'https' } });
+    expect(proxy.json()[0].url).toBe('https://api.example.com/api/books/1/');
+  });
+
+  it('a SECURE_PROXY_SSL_HEADER that is not a pair is rejected at start-up', async () => {
+    await expect(createApp({ settings: { SECURE_PROXY_SSL_HEADER: ['X-Forwarded-Proto'] as never } })).rejects.toThrow(
+      'The SECURE_PROXY_SSL_HEADER setting must be a tuple containing two values.',
+    );
   });
 });
 
