@@ -95,7 +95,7 @@ export class CursorPagination<T = unknown> extends BasePagination<T, CursorState
   nulls: 'first' | 'last' | null = null;
   /** The query parameter of a client-chosen ordering (views with `orderingFields` but no ordering filter backend). */
   orderingParam: string;
-  /** The unique column appended to client-chosen orderings (default: see `getTieBreaker`). */
+  /** The unique column appended to client-chosen orderings (default: see `getTieBreaker`); list it in `uniqueOrderingFields` too. */
   tieBreaker: string | null = null;
   private _implicitOrdering: OrderingFilter | null = null;
 
@@ -140,14 +140,16 @@ export class CursorPagination<T = unknown> extends BasePagination<T, CursorState
       const chosen = backend.getOrdering(req, view, source as Source<unknown> | null);
       if (chosen && chosen.length > 0) {
         const terms = chosen.map((t) => (t.startsWith('-') ? `-${backend.columnFor(t.slice(1), view)}` : backend.columnFor(t, view)));
-        const last = terms[terms.length - 1]!;
-        const lastField = last.startsWith('-') ? last.slice(1) : last;
-        if (this.uniqueOrderingFields.includes(rowKey(lastField))) return terms;
         const tie = this.getTieBreaker();
         const bare = tie.startsWith('-') ? tie.slice(1) : tie;
         // A bare tie-breaker (`id`) goes through the filter's names, so `{ id: 'b.id' }` qualifies it.
         const tieField = bare.includes('.') ? bare : backend.columnFor(bare, view);
-        return [...terms.filter((t) => (t.startsWith('-') ? t.slice(1) : t) !== tieField), `${last.startsWith('-') ? '-' : ''}${tieField}`];
+        const fieldOf = (t: string) => (t.startsWith('-') ? t.slice(1) : t);
+        // Nothing after a unique column changes the order: stop there.
+        const unique = terms.findIndex((t) => fieldOf(t) === tieField || this.uniqueOrderingFields.includes(fieldOf(t)));
+        if (unique !== -1) return terms.slice(0, unique + 1);
+        const last = terms[terms.length - 1]!;
+        return [...terms, `${last.startsWith('-') ? '-' : ''}${tieField}`];
       }
     }
     return typeof this.ordering === 'string' ? [this.ordering] : this.ordering;

@@ -282,6 +282,22 @@ describe.each(testDatabases())('the example service on $name', ({ open }) => {
     expect(v9.json()).toEqual({ detail: 'Invalid version in URL path.' });
   });
 
+  it('the OpenAPI document gives list operations their search, ordering and filter parameters', async () => {
+    const doc = (await app.inject({ url: '/openapi.json' })).json();
+    type Param = { name: string; schema: Record<string, unknown> & { items?: { enum?: string[] } } };
+    const params = (path: string): Record<string, Param> =>
+      Object.fromEntries((doc.paths[path].get.parameters as Param[]).map((p) => [p.name, p]));
+    const books = params('/api/books/');
+    expect(books['search']).toMatchObject({ in: 'query', required: false, schema: { type: 'string' } });
+    expect(books['ordering']!.schema).toEqual({ type: 'array', items: { type: 'string', enum: ['id', '-id', 'title', '-title', 'year', '-year', 'created', '-created'] } });
+    expect(books['year__gte']!.schema).toEqual({ type: 'integer' });
+    expect(books['author__in']).toMatchObject({ style: 'form', explode: false, schema: { type: 'array', items: { type: 'integer' } } });
+    expect(books['created__gte']!.schema).toEqual({ type: 'string', format: 'date-time' });
+    expect(params('/api/feed/')['ordering']!.schema.items!.enum).toEqual(['created', '-created', 'id', '-id', 'title', '-title', 'year', '-year']);
+    expect(params('/api/authors/')['search']).toBeDefined();
+    expect(Object.keys(params('/api/books/{pk}/'))).not.toContain('search');
+  });
+
   it('the OpenAPI document lists the catalogue', async () => {
     const res = await app.inject({ url: '/openapi.json' });
     expect(res.statusCode).toBe(200);

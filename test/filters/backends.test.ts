@@ -233,6 +233,12 @@ describe.each(kinds)('filter backends over $name', ({ name, make, close }) => {
       expect(desc.forward).toEqual([3, 6, 5, 1, 2, 4]);
     });
 
+    it('an ordering that names a unique column pages by it; later names change nothing', async () => {
+      const a = await app({}, Feed);
+      expect((await walk(a, '/items/?ordering=id,year')).forward).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+      expect((await walk(a, '/items/?ordering=-year,-id,title')).forward).toEqual([3, 8, 6, 5, 1, 2, 7, 4]);
+    });
+
     it('a cursor made under one ordering is rejected under another', async () => {
       const a = await app({}, Feed);
       const next = String((await get(a, '/items/?ordering=year')).body!['next']);
