@@ -235,6 +235,7 @@ export { ScopedRateThrottle } from './throttling/scoped.js';
 export { MemoryThrottleStore } from './throttling/store.js';
 export type { ThrottleStore, ThrottleHit } from './throttling/store.js';
 export { RedisThrottleStore } from './throttling/redis-store.js';
+export { LoginThrottle, authenticateLogin, loginThrottle } from './throttling/login.js';
 
 // --- browsable, admin, openapi
 export { BrowsableAPIRenderer } from './browsable/renderer.js';
@@ -292,6 +293,8 @@ export {
   needsRehash,
   passwordHashLoad,
   setPasswordHashConcurrency,
+  setPasswordHashQueueLimit,
+  PasswordHashBusy,
   verifyPassword,
   DEFAULT_DJANGO_HASHERS,
   WEAK_DJANGO_HASHERS,

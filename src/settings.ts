@@ -95,6 +95,21 @@ export interface Settings {
   // --- request limits
   /** Largest request body accepted, in bytes (Django's default: 2.5 MiB). */
   DATA_UPLOAD_MAX_MEMORY_SIZE: number;
+  /** Deepest nesting of objects and arrays a JSON body may have (400 past it). */
+  JSON_MAX_DEPTH: number;
+  /**
+   * Largest JSON response `Accept: …; indent=N` may produce, in characters;
+   * past it the response is sent compact. `indent` itself is capped at 8.
+   */
+  JSON_INDENT_MAX_SIZE: number;
+
+  // --- login abuse (DRF has none; see docs/authentication.md)
+  /**
+   * Failed logins allowed per username and per client address, as throttle
+   * rates (`'<n>/<s|m|h|d>'`, `null` = unlimited). Past either, every login
+   * path answers 429 with `Retry-After` until the oldest failure ages out.
+   */
+  LOGIN_FAILURE_RATES: { username: string | null; address: string | null };
 
   // --- sessions and CSRF (Django's names)
   SESSION_COOKIE_NAME: string;
@@ -192,6 +207,9 @@ export function defaultSettings(): Settings {
     APPEND_SLASH: true,
 
     DATA_UPLOAD_MAX_MEMORY_SIZE: 2_621_440,
+    JSON_MAX_DEPTH: 64,
+    JSON_INDENT_MAX_SIZE: 1_048_576,
+    LOGIN_FAILURE_RATES: { username: '10/h', address: '100/h' },
 
     SESSION_COOKIE_NAME: 'sessionid',
     SESSION_COOKIE_AGE: 1_209_600,
@@ -286,6 +304,19 @@ function checkSettings(s: Settings): void {
   }
   if (!Number.isInteger(s.DATA_UPLOAD_MAX_MEMORY_SIZE) || s.DATA_UPLOAD_MAX_MEMORY_SIZE <= 0) {
     throw new ImproperlyConfigured('DATA_UPLOAD_MAX_MEMORY_SIZE must be a positive integer.');
+  }
+  for (const name of ['JSON_MAX_DEPTH', 'JSON_INDENT_MAX_SIZE'] as const) {
+    if (!Number.isInteger(s[name]) || s[name] <= 0) throw new ImproperlyConfigured(`${name} must be a positive integer.`);
+  }
+  const login = s.LOGIN_FAILURE_RATES;
+  if (login === null || typeof login !== 'object' || !('username' in login) || !('address' in login)) {
+    throw new ImproperlyConfigured('LOGIN_FAILURE_RATES must be { username: rate | null, address: rate | null }.');
+  }
+  for (const rate of [login.username, login.address]) {
+    // The grammar of parseRate (throttling/simple-rate.ts), checked here so createApp rejects it.
+    if (rate !== null && (typeof rate !== 'string' || !/^\s*[+-]?\d+\s*\/[smhd]/.test(rate))) {
+      throw new ImproperlyConfigured(`Invalid throttle rate "${String(rate)}" in LOGIN_FAILURE_RATES: use "<requests>/<s|m|h|d>".`);
+    }
   }
 }
 

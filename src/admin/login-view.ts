@@ -5,6 +5,7 @@ import { login, logout } from '../sessions/session.js';
 import { isSafeRedirectPath } from '../sessions/views.js';
 import { getCsrfToken } from '../authentication/csrf.js';
 import { loginForm } from '../pages/login-page.js';
+import { authenticateLogin } from '../throttling/login.js';
 import { AdminPage, type AdminMessage } from './admin-page.js';
 import { AdminView, redirect } from './admin-view.js';
 
@@ -38,7 +39,7 @@ export class AdminLoginView extends AdminView {
     const data = this.form(req);
     const username = data['username'] ?? '';
     const password = data['password'] ?? '';
-    const user = username && password && !username.includes('\0') ? await req.app.services.get('users').authenticate(username, password) : null;
+    const user = username && password ? await authenticateLogin(req, username, password) : null;
     if (!user || !user.isActive || !user.isStaff) {
       req.app.log.info({ actor: username, action: 'admin.login.failed' }, 'admin: login failed');
       return this.loginForm(req, [{ level: 'error', text: this.invalidLoginMessage }], username);

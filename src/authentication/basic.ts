@@ -4,6 +4,7 @@ import type { User } from '../users/user.js';
 import type { Authentication } from './base.js';
 import { authorizationCredentials } from './authorization-header.js';
 import { AuthenticationFailed } from '../exceptions.js';
+import { authenticateLogin } from '../throttling/login.js';
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 const LATIN1 = new TextDecoder('latin1');
@@ -19,7 +20,8 @@ const LATIN1 = new TextDecoder('latin1');
  * No header or another keyword: not attempted (`null`). A malformed header
  * or wrong credentials: 401 with `WWW-Authenticate: Basic realm="api"`.
  * Unknown usernames cost one password hash too, so timing does not reveal
- * which accounts exist. Send it over HTTPS only.
+ * which accounts exist. Failed attempts count towards LOGIN_FAILURE_RATES
+ * (429 past them). Send it over HTTPS only.
  *
  * @example
  * class StaffBasic extends BasicAuthentication { realm = 'staff' }
@@ -49,9 +51,8 @@ export class BasicAuthentication implements Authentication {
   }
 
   /** Checks username and password against the `users` store: DRF's `authenticate_credentials`. */
-  async authenticateCredentials(username: string, password: string, _req: ApiRequest): Promise<[User, null]> {
-    // NUL cannot be stored in a username (PostgreSQL rejects it): such a name is simply unknown.
-    const user = username.includes('\0') ? null : await this.app.services.get('users').authenticate(username, password);
+  async authenticateCredentials(username: string, password: string, req: ApiRequest): Promise<[User, null]> {
+    const user = await authenticateLogin(req, username, password);
     if (!user) throw new AuthenticationFailed(this.invalidCredentialsMessage);
     if (!user.isActive) throw new AuthenticationFailed(this.inactiveUserMessage);
     return [user, null];

@@ -1,3 +1,4 @@
+import { authenticateLogin } from '../throttling/login.js';
 import type { ApiRequest } from '../request.js';
 import type { AuthenticationClass } from '../authentication/base.js';
 import type { PermissionClass } from '../permissions.js';
@@ -130,7 +131,7 @@ export class ObtainAuthToken extends APIView {
     const password = charField(fields, 'password', false, errors);
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
     if (!username || !password) throw new ValidationError({ [nonField]: [this.missingCredentialsMessage] });
-    const user = await this.app.services.get('users').authenticate(username, password);
+    const user = await authenticateLogin(req, username, password);
     if (!user) throw new ValidationError({ [nonField]: [this.invalidCredentialsMessage] });
     return user;
   }

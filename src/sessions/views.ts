@@ -17,15 +17,19 @@ import { loginForm } from '../pages/login-page.js';
 import { errorMessages } from '../pages/error-page.js';
 import { login, logout } from './session.js';
 import { NotAcceptable, NotFound } from '../exceptions.js';
+import { authenticateLogin } from '../throttling/login.js';
 
 /**
  * Whether `next` is a path on this site: starts with one `/`, no scheme,
- * no `//` or `/\` (browsers read both as another host), no control characters.
+ * no `//` or `/\` (browsers read both as another host), nothing but printable
+ * ASCII (no control characters or characters outside Latin-1, which
+ * a `Location` header cannot carry: such a `next` is ignored, as an unsafe one).
  */
 export function isSafeRedirectPath(next: unknown): next is string {
   if (typeof next !== 'string' || next.length === 0 || next.length > 2000) return false;
   if (!next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\')) return false;
-  return !/[\u0000-\u001f\u007f\\]/.test(next);
+  // Printable ASCII only: anything else cannot go into a Location header as is.
+  return !/[^\x20-\x5b\x5d-\x7e]/.test(next);
 }
 
 /**
@@ -120,9 +124,7 @@ export class LoginView extends APIView {
     if (typeof username !== 'string' || username === '') errors['username'] = [this.requiredMessage];
     if (typeof password !== 'string' || password === '') errors['password'] = [this.requiredMessage];
     if (Object.keys(errors).length === 0) {
-      const user = (username as string).includes('\0')
-        ? null
-        : await req.app.services.get('users').authenticate(username as string, password as string);
+      const user = await authenticateLogin(req, username as string, password as string);
       if (!user) errors['non_field_errors'] = [this.invalidLoginMessage];
       else if (!user.isActive) errors['non_field_errors'] = [this.inactiveMessage];
       else {

@@ -19,6 +19,8 @@ export {
   needsRehash,
   passwordHashLoad,
   setPasswordHashConcurrency,
+  setPasswordHashQueueLimit,
+  PasswordHashBusy,
   verifyPassword,
   type ScryptParams,
   type VerifyOptions,

@@ -1,5 +1,6 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { availableParallelism } from 'node:os';
+import { ApiError } from '../exceptions.js';
 import { hashKind, type HashTiming } from './hash-timing.js';
 import {
   DEFAULT_DJANGO_HASHERS,
@@ -41,6 +42,33 @@ export const UNUSABLE_PASSWORD_PREFIX = '!';
 let hashSlots = Math.max(1, availableParallelism() - 1);
 let running = 0;
 const waiting: (() => void)[] = [];
+/**
+ * How many hashes may wait for a slot. Past it a login is refused at once
+ * (503, `Retry-After: 1`) instead of queueing: an unbounded queue let 32
+ * wrong-password connections make every real login wait 1.5 s and more.
+ */
+let queueLimit = 8;
+
+/**
+ * 503 for a login that arrives while the password-hash queue is full: the
+ * server is busy checking other passwords; the client may retry shortly.
+ */
+export class PasswordHashBusy extends ApiError {
+  static override statusCode = 503;
+  static override defaultDetail = 'Too many logins are being checked at once. Try again shortly.';
+  static override defaultCode = 'password_hash_busy';
+
+  constructor() {
+    super();
+    this.headers['Retry-After'] = '1';
+  }
+}
+
+/** Changes how many password hashes may wait for a slot (0 = none wait: busy at once). */
+export function setPasswordHashQueueLimit(n: number): void {
+  if (!Number.isInteger(n) || n < 0) throw new RangeError('Password hash queue limit must be a non-negative integer.');
+  queueLimit = n;
+}
 
 /** Changes the number of concurrent password hashes (at least 1). */
 export function setPasswordHashConcurrency(n: number): void {
@@ -53,8 +81,10 @@ export function setPasswordHashConcurrency(n: number): void {
 }
 
 async function withHashSlot<T>(work: () => Promise<T>): Promise<T> {
-  if (running >= hashSlots) await new Promise<void>((resolve) => waiting.push(resolve));
-  else running++;
+  if (running >= hashSlots) {
+    if (waiting.length >= queueLimit) throw new PasswordHashBusy();
+    await new Promise<void>((resolve) => waiting.push(resolve));
+  } else running++;
   try {
     return await work();
   } finally {
@@ -67,8 +97,8 @@ async function withHashSlot<T>(work: () => Promise<T>): Promise<T> {
 }
 
 /** Hashes running and waiting in this process (for monitoring and tests). */
-export function passwordHashLoad(): { running: number; waiting: number; slots: number } {
-  return { running, waiting: waiting.length, slots: hashSlots };
+export function passwordHashLoad(): { running: number; waiting: number; slots: number; queueLimit: number } {
+  return { running, waiting: waiting.length, slots: hashSlots, queueLimit };
 }
 
 function derive(password: string, salt: Buffer, params: ScryptParams, keylen: number): Promise<Buffer> {
