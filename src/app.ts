@@ -11,6 +11,7 @@ import { ApiError, NotFound, ParseError, PayloadTooLarge, SERVER_ERROR_BODY } fr
 import { ApiRequest, type RequestEnvironment } from './request.js';
 import { Response } from './response.js';
 import { ForwardedHeaders, HostValidator, ProxyTrust } from './hosts.js';
+import { duplicatedSingletonHeader, originFormTarget } from './request-target.js';
 import { RouteRegistry, convertParams, type CompiledRoute } from './routing/registry.js';
 import type { RouteEntry } from './routing/routes.js';
 import { prefersHtml, sendNotFoundPage } from './pages/not-found-page.js';
@@ -97,6 +98,8 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Trestle
     // Node would answer a missing Host with an empty 400; let the host check answer in JSON.
     http: { requireHostHeader: false },
     clientErrorHandler: onClientError,
+    // `GET http://host/path` (absolute form): route the path, judge the named host.
+    rewriteUrl: originFormTarget,
   });
   for (const method of EXTRA_METHODS) {
     if (!fastify.supportedMethods.includes(method)) fastify.addHttpMethod(method, { hasBody: true });
@@ -129,6 +132,12 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Trestle
   // afterwards, so the view's parsers (and only when data is read) decide.
   fastify.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    // Node keeps the first of two Host or Authorization headers silently; which one was meant is unknowable.
+    const duplicate = duplicatedSingletonHeader(request.raw.rawHeaders);
+    if (duplicate !== null) {
+      sendError(reply, new ParseError(`Duplicate ${duplicate} header.`));
+      return;
+    }
     const ct = request.headers['content-type'];
     if (ct !== undefined) {
       (request as unknown as Record<symbol, unknown>)[ORIGINAL_CONTENT_TYPE] = ct;

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { ConnectionOptions } from 'node:tls';
 import BetterSqlite3 from 'better-sqlite3';
@@ -85,7 +85,11 @@ function connectError(url: string, cause: unknown): Error {
 function openSqlite(url: string, filename: string, busyTimeoutMs: number): Database {
   let sqlite: BetterSqlite3.Database;
   try {
-    if (filename !== ':memory:') mkdirSync(dirname(resolve(filename)), { recursive: true });
+    if (filename !== ':memory:') {
+      // Data files are private: a new directory 0700, a new database 0600 (SQLite gives its WAL files the same mode).
+      mkdirSync(dirname(resolve(filename)), { recursive: true, mode: 0o700 });
+      closeSync(openSync(filename, 'a', 0o600));
+    }
     sqlite = new BetterSqlite3(filename, { timeout: busyTimeoutMs });
     if (filename !== ':memory:') sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('synchronous = NORMAL');

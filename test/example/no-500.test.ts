@@ -1,3 +1,4 @@
+import net from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TrestleApp } from '../../src/index.js';
@@ -16,6 +17,39 @@ const junk = fc.oneof(
   fc.constantFrom('', ' ', '%', '%zz', '\u0000', '\u00ff', '€', '<script>', '../../etc/passwd', '-1', '0', '1e9', 'null', '[]', '{}'),
 );
 const headerValue = fc.string({ maxLength: 60 }).map((s) => s.replace(/[^\t\x20-\x7e]/g, ''));
+const RUNS = Number(process.env['TRESTLE_FUZZ_RUNS'] ?? 300);
+
+/** A header name as HTTP allows it (RFC 9110 token), known ones more often. */
+const headerName = fc.oneof(
+  fc.constantFrom(
+    'Host', 'Authorization', 'Accept', 'Content-Type', 'Cookie', 'X-CSRFToken', 'X-Forwarded-For', 'X-Forwarded-Host',
+    'X-Forwarded-Proto', 'Remote-User', 'X-Username', 'X-API-Version', 'Origin', 'Referer', 'If-None-Match', 'Range', 'Expect',
+  ),
+  fc.stringMatching(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,30}$/),
+);
+/** Header values: printable ASCII, Latin-1 bytes, and the shapes schemes parse. */
+const anyHeaderValue = fc.oneof(
+  headerValue,
+  fc.string({ maxLength: 40 }).map((s) => s.replace(/[\r\n\0]/g, '')).map((s) => Buffer.from(s, 'utf8').toString('latin1')),
+  fc.constantFrom('Token ', 'Basic Og==', 'Basic ' + 'A'.repeat(300), 'application/json; indent=999999', 'text/html; q=0', 'sessionid=;csrftoken=', '127.0.0.1, ::1, x', '*/*;version=\u00ff'),
+);
+/** Nested JSON: arrays, objects or both, up to depths far past any limit. */
+const nestedJson = fc.tuple(fc.integer({ min: 1, max: 20_000 }), fc.constantFrom('[', '{"a":', 'mixed')).map(([depth, kind]) => {
+  if (kind === '[') return '['.repeat(depth) + ']'.repeat(depth);
+  if (kind === '{"a":') return '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+  let open = '';
+  let close = '';
+  for (let i = 0; i < depth; i++) {
+    if (i % 2) {
+      open += '[';
+      close = ']' + close;
+    } else {
+      open += '{"k":';
+      close = '}' + close;
+    }
+  }
+  return `${open}0${close}`;
+});
 
 describe.each(testDatabases())('the example never answers 500 on $name', ({ open }) => {
   let app: TrestleApp;
@@ -62,7 +96,69 @@ describe.each(testDatabases())('the example never answers 500 on $name', ({ open
           }
         },
       ),
-      { numRuns: Number(process.env["TRESTLE_FUZZ_RUNS"] ?? 300) },
+      { numRuns: RUNS },
     );
   }, 120_000);
+
+  it('deeply nested JSON bodies, with any indent asked for, get a status below 500', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...PATHS),
+        fc.constantFrom('POST', 'PUT', 'PATCH'),
+        nestedJson,
+        fc.constantFrom('application/json', 'application/json; indent=8', 'text/html'),
+        async (path, method, payload, accept) => {
+          const res = await app.inject({ method, url: path, headers: { 'content-type': 'application/json', accept }, payload });
+          if (res.statusCode >= 500) throw new Error(`${method} ${path} nested ${payload.length} B -> ${res.statusCode}: ${res.body.slice(0, 200)}`);
+          // A body is never amplified past the indentation cap.
+          expect(res.body.length).toBeLessThanOrEqual(Math.max(1_048_576, payload.length * 2 + 4096));
+        },
+      ),
+      { numRuns: Math.ceil(RUNS / 3) },
+    );
+  }, 120_000);
+
+  it('random and duplicated headers over a real socket get a status below 500 (400 for two Host or Authorization)', async () => {
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = app.server.address() as net.AddressInfo;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...PATHS),
+        fc.constantFrom('GET', 'POST', 'DELETE', 'OPTIONS', 'PROPFIND', 'PURGE'),
+        fc.array(fc.tuple(headerName, anyHeaderValue), { maxLength: 12 }),
+        fc.array(fc.tuple(fc.constantFrom('Host', 'Authorization', 'Cookie', 'Accept', 'Content-Type', 'X-CSRFToken'), anyHeaderValue), { maxLength: 3 }),
+        async (path, method, headers, duplicates) => {
+          const lines = [[`Host`, `127.0.0.1:${port}`], ...headers, ...duplicates].filter(
+            ([name]) => !/^(content-length|transfer-encoding|connection|upgrade|expect)$/i.test(name),
+          );
+          const body = method === 'POST' ? '{"a":1}' : '';
+          const text =
+            `${method} ${path} HTTP/1.1\r\n` +
+            lines.map(([n, v]) => `${n}: ${v}\r\n`).join('') +
+            `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`;
+          const { status, body: answer } = await send(port, text);
+          if (status >= 500 || Number.isNaN(status)) throw new Error(`${JSON.stringify(text)} -> ${status}: ${answer.slice(0, 200)}`);
+          const count = (name: string) => lines.filter(([n]) => n.toLowerCase() === name).length;
+          if (count('host') > 1) expect([status, answer]).toEqual([400, '{"detail":"Duplicate Host header."}']);
+          else if (count('authorization') > 1) expect([status, answer]).toEqual([400, '{"detail":"Duplicate Authorization header."}']);
+        },
+      ),
+      { numRuns: Math.ceil(RUNS / 3) },
+    );
+  }, 180_000);
 });
+
+/** Writes one raw request, reads until the server closes; the status and body. */
+function send(port: number, text: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1', () => socket.write(Buffer.from(text, 'latin1')));
+    const chunks: Buffer[] = [];
+    socket.on('data', (d: Buffer) => chunks.push(d));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const out = Buffer.concat(chunks).toString('latin1');
+      const at = out.indexOf('\r\n\r\n');
+      resolve({ status: Number(out.split(' ')[1]), body: at === -1 ? '' : out.slice(at + 4) });
+    });
+  });
+}

@@ -1,5 +1,6 @@
 import type { Command } from '../command.js';
 import { changepasswordCommand } from './changepassword.js';
+import { clearsessionsCommand } from './clearsessions.js';
 import { createsuperuserCommand } from './createsuperuser.js';
 import { helpCommand } from './help.js';
 import { importDjangoCommand } from './import-django.js';
@@ -23,6 +24,7 @@ export const commands: readonly Command[] = [
   changepasswordCommand,
   tokenCommand,
   importDjangoCommand,
+  clearsessionsCommand,
   serveCommand,
   openapiCommand,
   helpCommand,
