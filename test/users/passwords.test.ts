@@ -7,6 +7,8 @@ import {
   needsRehash,
   passwordHashLoad,
   setPasswordHashConcurrency,
+  setPasswordHashQueueLimit,
+  PasswordHashBusy,
   verifyPassword,
 } from '../../src/users/passwords.js';
 
@@ -57,13 +59,33 @@ describe('passwords', () => {
     try {
       const cheap = { ln: 4, r: 8, p: 1 };
       const all = Promise.all([hashPassword('a', cheap), hashPassword('b', cheap), hashPassword('c', cheap)]);
-      expect(passwordHashLoad()).toEqual({ running: 1, waiting: 2, slots: 1 });
+      expect(passwordHashLoad()).toEqual({ running: 1, waiting: 2, slots: 1, queueLimit: 8 });
       const hashes = await all;
       expect(hashes).toHaveLength(3);
-      expect(passwordHashLoad()).toEqual({ running: 0, waiting: 0, slots: 1 });
+      expect(passwordHashLoad()).toEqual({ running: 0, waiting: 0, slots: 1, queueLimit: 8 });
       expect(() => setPasswordHashConcurrency(0)).toThrow(RangeError);
     } finally {
       setPasswordHashConcurrency(before);
+    }
+  });
+
+  it('refuses a hash at once with PasswordHashBusy when the queue is full', async () => {
+    const before = passwordHashLoad().slots;
+    setPasswordHashConcurrency(1);
+    setPasswordHashQueueLimit(1);
+    try {
+      const cheap = { ln: 4, r: 8, p: 1 };
+      const first = hashPassword('a', cheap);
+      const second = hashPassword('b', cheap);
+      const third = hashPassword('c', cheap);
+      await expect(third).rejects.toBeInstanceOf(PasswordHashBusy);
+      await expect(third).rejects.toMatchObject({ statusCode: 503, headers: { 'Retry-After': '1' } });
+      await Promise.all([first, second]);
+      expect(passwordHashLoad()).toEqual({ running: 0, waiting: 0, slots: 1, queueLimit: 1 });
+      expect(() => setPasswordHashQueueLimit(-1)).toThrow(RangeError);
+    } finally {
+      setPasswordHashConcurrency(before);
+      setPasswordHashQueueLimit(8);
     }
   });
 });
