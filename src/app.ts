@@ -12,6 +12,7 @@ import { ApiRequest, type RequestEnvironment } from './request.js';
 import { Response } from './response.js';
 import { ForwardedHeaders, HostValidator, ProxyTrust } from './hosts.js';
 import { duplicatedSingletonHeader, originFormTarget } from './request-target.js';
+import { MultipartBody, readMultipart, type MultipartLimits } from './parsers/multipart-stream.js';
 import { RouteRegistry, convertParams, type CompiledRoute } from './routing/registry.js';
 import type { RouteEntry } from './routing/routes.js';
 import { prefersHtml, sendNotFoundPage } from './pages/not-found-page.js';
@@ -58,6 +59,8 @@ export interface CreateAppOptions {
 export type TrestleApp = FastifyInstance & { trestle: AppContext };
 
 const ORIGINAL_CONTENT_TYPE = Symbol('trestle.contentType');
+// A multipart type Fastify accepts as is: streamed by busboy instead of buffered.
+const STREAMED_MULTIPART = /^multipart\/form-data\s*;\s*boundary=("?)[0-9A-Za-z'()+_,\-./:=? ]{1,70}\1\s*$/i;
 const ROUTE_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE'];
 // Every other method Node parses (PROPFIND, SEARCH, PURGE, …) reaches the view too, as in
 // Django: DRF authenticates, checks permissions and throttles, then answers 405 with `Allow`.
@@ -127,6 +130,23 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Trestle
   // so an unauthenticated request is refused before its body is looked at.
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+  // Multipart bodies are streamed: fields in memory, large files in temporary files, never one buffer.
+  const multipartLimits: MultipartLimits = {
+    fieldsMaxSize: settings.DATA_UPLOAD_MAX_MEMORY_SIZE,
+    maxParts: settings.DATA_UPLOAD_MAX_NUMBER_FIELDS,
+    fileMaxMemorySize: settings.FILE_UPLOAD_MAX_MEMORY_SIZE,
+    bodyMaxSize: settings.FILE_UPLOAD_MAX_SIZE,
+    tempDir: settings.FILE_UPLOAD_TEMP_DIR,
+  };
+  fastify.addContentTypeParser('multipart/form-data', (request: FastifyRequest, payload: import('node:stream').Readable) =>
+    readMultipart(payload, request.headers, multipartLimits),
+  );
+  const dropUploads = (request: FastifyRequest, _reply: unknown, done: () => void) => {
+    if (request.body instanceof MultipartBody) request.body.cleanup();
+    done();
+  };
+  fastify.addHook('onResponse', dropUploads);
+  fastify.addHook('onRequestAbort', (request, done) => dropUploads(request, null, done));
   // Fastify rejects a malformed Content-Type with its own 415 before any
   // route runs. Hide the header from Fastify's body reader and put it back
   // afterwards, so the view's parsers (and only when data is read) decide.
@@ -139,7 +159,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Trestle
       return;
     }
     const ct = request.headers['content-type'];
-    if (ct !== undefined) {
+    if (ct !== undefined && !STREAMED_MULTIPART.test(ct)) {
       (request as unknown as Record<symbol, unknown>)[ORIGINAL_CONTENT_TYPE] = ct;
       request.headers['content-type'] = 'application/octet-stream';
     }

@@ -9,6 +9,8 @@ import type { RouteMatch } from './routing/types.js';
 import type { ForwardedHeaders, HostValidator, ProxyTrust } from './hosts.js';
 import { ApiError, UnsupportedMediaType, WrappedAttributeError } from './exceptions.js';
 import { mediaTypeMatches, parseMediaType, type MediaType } from './media-types.js';
+import { MultipartBody } from './parsers/multipart-stream.js';
+import { isStreamedMultipartParser } from './parsers/base.js';
 
 const NOT_RESOLVED = Symbol('not-resolved');
 const NO_QUERY: Readonly<Record<string, string>> = Object.freeze(Object.create(null) as Record<string, string>);
@@ -252,6 +254,8 @@ export class ApiRequest<Params extends object = PathParams, Data = unknown, Auth
   }
 
   private parse(): void {
+    const streamed = this.raw.body;
+    if (streamed instanceof MultipartBody) return this.parseStreamed(streamed);
     const body = this.body;
     if (body.length === 0) {
       this._data = {};
@@ -274,6 +278,19 @@ export class ApiRequest<Params extends object = PathParams, Data = unknown, Auth
       this._files = {};
       throw err;
     }
+  }
+
+  /** A multipart body already read by busboy (fields and files, no bytes). */
+  private parseStreamed(body: MultipartBody): void {
+    const mediaType = parseMediaType(this.contentType);
+    const parser = this.parsers.find((p) => mediaTypeMatches(parseMediaType(p.mediaType), mediaType));
+    this._data = {};
+    this._files = {};
+    if (!parser || !isStreamedMultipartParser(parser)) throw new UnsupportedMediaType(this.contentType);
+    if (body.error) throw body.error;
+    const result = parser.parseStreamed(body);
+    this._data = result.data;
+    this._files = result.files;
   }
 
   // ------------------------------------------------------- hosts and URLs

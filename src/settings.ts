@@ -95,6 +95,14 @@ export interface Settings {
   // --- request limits
   /** Largest request body accepted, in bytes (Django's default: 2.5 MiB). */
   DATA_UPLOAD_MAX_MEMORY_SIZE: number;
+  /** Parts (fields and files) a multipart body may have (Django's default: 1000). */
+  DATA_UPLOAD_MAX_NUMBER_FIELDS: number;
+  /** An uploaded file up to this size stays in memory, a larger one is streamed to a temporary file (Django: 2.5 MiB). */
+  FILE_UPLOAD_MAX_MEMORY_SIZE: number;
+  /** Largest multipart body, files included, in bytes (413 past it). */
+  FILE_UPLOAD_MAX_SIZE: number;
+  /** Directory of temporary upload files; `null` = the OS's temporary directory. */
+  FILE_UPLOAD_TEMP_DIR: string | null;
   /** Deepest nesting of objects and arrays a JSON body may have (400 past it). */
   JSON_MAX_DEPTH: number;
   /**
@@ -207,6 +215,10 @@ export function defaultSettings(): Settings {
     APPEND_SLASH: true,
 
     DATA_UPLOAD_MAX_MEMORY_SIZE: 2_621_440,
+    DATA_UPLOAD_MAX_NUMBER_FIELDS: 1000,
+    FILE_UPLOAD_MAX_MEMORY_SIZE: 2_621_440,
+    FILE_UPLOAD_MAX_SIZE: 104_857_600,
+    FILE_UPLOAD_TEMP_DIR: null,
     JSON_MAX_DEPTH: 64,
     JSON_INDENT_MAX_SIZE: 1_048_576,
     LOGIN_FAILURE_RATES: { username: '10/h', address: '100/h' },
@@ -305,7 +317,7 @@ function checkSettings(s: Settings): void {
   if (!Number.isInteger(s.DATA_UPLOAD_MAX_MEMORY_SIZE) || s.DATA_UPLOAD_MAX_MEMORY_SIZE <= 0) {
     throw new ImproperlyConfigured('DATA_UPLOAD_MAX_MEMORY_SIZE must be a positive integer.');
   }
-  for (const name of ['JSON_MAX_DEPTH', 'JSON_INDENT_MAX_SIZE'] as const) {
+  for (const name of ['JSON_MAX_DEPTH', 'JSON_INDENT_MAX_SIZE', 'DATA_UPLOAD_MAX_NUMBER_FIELDS', 'FILE_UPLOAD_MAX_MEMORY_SIZE', 'FILE_UPLOAD_MAX_SIZE'] as const) {
     if (!Number.isInteger(s[name]) || s[name] <= 0) throw new ImproperlyConfigured(`${name} must be a positive integer.`);
   }
   const login = s.LOGIN_FAILURE_RATES;

@@ -1,6 +1,6 @@
 import { ParseError } from '../exceptions.js';
 import type { MediaType } from '../media-types.js';
-import type { Parser, ParseResult, UploadedFile } from './base.js';
+import type { ParseResult, StreamedMultipart, StreamedMultipartParser, UploadedFile } from './base.js';
 
 const CRLF = Buffer.from('\r\n');
 const HEADER_END = Buffer.from('\r\n\r\n');
@@ -8,11 +8,21 @@ const HEADER_END = Buffer.from('\r\n\r\n');
 /**
  * Parses `multipart/form-data` bodies. Fields go to `request.data`, files to
  * `request.files` (and under their field name in `data`, as DRF merges them).
- * The body is already bounded by DATA_UPLOAD_MAX_MEMORY_SIZE, so it is parsed
- * in memory.
+ *
+ * The app streams well-formed multipart bodies through busboy as they arrive
+ * (`parseStreamed`): fields in memory up to DATA_UPLOAD_MAX_MEMORY_SIZE,
+ * files in memory up to FILE_UPLOAD_MAX_MEMORY_SIZE and in a temporary
+ * file past it, the whole body up to FILE_UPLOAD_MAX_SIZE, as Django's
+ * upload handlers. `parse` handles a body that reached the view as bytes
+ * (a Content-Type the app did not stream), bounded by
+ * DATA_UPLOAD_MAX_MEMORY_SIZE.
  */
-export class MultiPartParser implements Parser {
+export class MultiPartParser implements StreamedMultipartParser {
   mediaType = 'multipart/form-data';
+
+  parseStreamed(body: StreamedMultipart): ParseResult {
+    return { data: { ...body.fields, ...body.files }, files: { ...body.files } };
+  }
 
   parse(body: Buffer, contentType: MediaType): ParseResult {
     const boundary = contentType.params['boundary'];
