@@ -6,8 +6,9 @@ import fastifyCookie from '@fastify/cookie';
 import { METHODS } from 'node:http';
 import type { AppContext, ServiceMap } from './context.js';
 import { Services } from './context.js';
-import { resolveSettings, type SettingsInput } from './settings.js';
-import { ApiError, NotFound, ParseError, PayloadTooLarge, SERVER_ERROR_BODY } from './exceptions.js';
+import { resolveSettings, type Settings, type SettingsInput } from './settings.js';
+import { isOutageError } from './outage.js';
+import { ApiError, NotFound, ParseError, PayloadTooLarge, SERVER_ERROR_BODY, ServiceUnavailable } from './exceptions.js';
 import { ApiRequest, type RequestEnvironment } from './request.js';
 import { Response } from './response.js';
 import { ForwardedHeaders, HostValidator, ProxyTrust } from './hosts.js';
@@ -99,7 +100,10 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Trestle
     // A path that is not valid percent-encoding is the client's mistake: JSON 400.
     frameworkErrors: (_error, _req, reply) => sendError(reply, new ParseError('Malformed request path.')),
     // Node would answer a missing Host with an empty 400; let the host check answer in JSON.
-    http: { requireHostHeader: false },
+    http: { requireHostHeader: false, ...serverTimeouts(settings) },
+    requestTimeout: milliseconds(settings.REQUEST_TIMEOUT),
+    connectionTimeout: milliseconds(settings.IDLE_TIMEOUT),
+    keepAliveTimeout: milliseconds(settings.KEEP_ALIVE_TIMEOUT),
     clientErrorHandler: onClientError,
     // `GET http://host/path` (absolute form): route the path, judge the named host.
     rewriteUrl: originFormTarget,
@@ -203,6 +207,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Trestle
 
   fastify.setErrorHandler((error: Error & { code?: string; statusCode?: number }, request, reply) => {
     if (error instanceof ApiError) return sendError(reply, error);
+    if (isOutageError(error)) return sendError(reply, serviceUnavailable(request, error, settings));
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendError(reply, new PayloadTooLarge());
     const status = error.statusCode;
     if (status !== undefined && status >= 400 && status < 500) {
@@ -295,8 +300,13 @@ async function handle(
     try {
       res = await view.dispatch(req);
     } catch (err) {
-      request.log.error({ err }, 'unhandled error in view');
-      res = new Response(SERVER_ERROR_BODY, { status: 500 });
+      if (isOutageError(err)) {
+        const e = serviceUnavailable(request, err, env.app.settings);
+        res = new Response(e.toBody(), { status: e.statusCode, headers: e.headers });
+      } else {
+        request.log.error({ err }, 'unhandled error in view');
+        res = new Response(SERVER_ERROR_BODY, { status: 500 });
+      }
       view.finalizeResponse(req, res);
     }
     return sendResponse(reply, req, view, res);
@@ -355,6 +365,28 @@ export function sendResponse(reply: FastifyReply, req: ApiRequest, view: APIView
   reply.header('content-type', renderer.charset ? `${renderer.mediaType}; charset=${renderer.charset}` : renderer.mediaType);
   // A Buffer keeps the Content-Type exactly as set (DRF sends `application/json`, no charset).
   return reply.send(typeof payload === 'string' ? Buffer.from(payload) : payload);
+}
+
+/** A 503 for a database or Redis outage; logged as a warning, not as a bug. */
+function serviceUnavailable(request: FastifyRequest, err: unknown, settings: Readonly<Settings>): ServiceUnavailable {
+  request.log.warn({ err }, 'service unavailable');
+  return new ServiceUnavailable(settings.SERVICE_UNAVAILABLE_RETRY_AFTER);
+}
+
+function milliseconds(seconds: number): number {
+  return Math.round(seconds * 1000);
+}
+
+/**
+ * Node's own deadlines for slow clients: headers and whole request. Node
+ * checks them every `connectionsCheckingInterval` (30 s by default), so the
+ * interval follows the shorter deadline, or a 10 s limit could take 40 s.
+ */
+function serverTimeouts(settings: Readonly<Settings>): { headersTimeout: number; requestTimeout: number; connectionsCheckingInterval: number } {
+  const headersTimeout = milliseconds(settings.HEADERS_TIMEOUT);
+  const requestTimeout = milliseconds(settings.REQUEST_TIMEOUT);
+  const shortest = Math.min(...[headersTimeout, requestTimeout].filter((t) => t > 0), 120_000);
+  return { headersTimeout, requestTimeout, connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(shortest / 4))) };
 }
 
 /** Requests Node cannot even parse: answer in the same JSON shape, then close. */

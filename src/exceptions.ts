@@ -140,6 +140,22 @@ export class PayloadTooLarge extends ApiError {
   static override defaultCode = 'payload_too_large';
 }
 
+/**
+ * 503 while a server the app depends on (the database, Redis) is
+ * unreachable. Carries `Retry-After` (seconds) so clients and load
+ * balancers back off instead of retrying at once.
+ */
+export class ServiceUnavailable extends ApiError {
+  static override statusCode = 503;
+  static override defaultDetail = 'Service temporarily unavailable, try again later.';
+  static override defaultCode = 'service_unavailable';
+
+  constructor(retryAfter: number | null = null, detail?: string) {
+    super(detail);
+    if (retryAfter !== null && retryAfter > 0) this.headers['Retry-After'] = String(Math.ceil(retryAfter));
+  }
+}
+
 /** A configuration mistake found at start-up (unknown setting, bad route). */
 export class ImproperlyConfigured extends Error {
   override name = 'ImproperlyConfigured';

@@ -8,18 +8,49 @@ declare module './context.js' {
   }
 }
 
+/** The longest a request waits for one Redis command (or a connection), in ms. */
+export const REDIS_COMMAND_TIMEOUT_MS = 2_000;
+
 /**
  * The app's Redis client (REDIS_URL), created on first use and shared by
  * throttles and sessions; `null` when REDIS_URL is not set. The app closes
- * it when Fastify closes.
+ * it when Fastify closes. While Redis is unreachable its commands fail fast
+ * (the request gets a 503, see docs/database.md) and the client keeps
+ * reconnecting.
  */
 export function redisClient(app: AppContext): Redis | null {
   const existing = app.services.tryGet('redis');
   if (existing) return existing;
   const url = app.settings.REDIS_URL;
   if (!url) return null;
-  const client = new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true });
-  client.on('error', (err: Error) => app.log.error({ err }, 'redis error'));
+  const client = new Redis(url, {
+    // Queue commands only until the first connection is up (the client is
+    // created while the app starts); after that a command sent while Redis is
+    // away fails at once (a 503) instead of waiting for the reconnect.
+    enableOfflineQueue: true,
+    // A command caught by a dropped connection fails after one reconnect attempt…
+    maxRetriesPerRequest: 1,
+    // …and is not sent again later, behind the caller's back.
+    autoResendUnfulfilledCommands: false,
+    // No request waits on Redis longer than this, whatever the network does.
+    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+    connectTimeout: REDIS_COMMAND_TIMEOUT_MS,
+    // Reconnect forever, at most one second apart, so service resumes by itself.
+    retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
+  });
+  client.once('ready', () => {
+    client.options.enableOfflineQueue = false;
+  });
+  let down = false;
+  client.on('error', (err: Error) => {
+    // One line per outage, not one per reconnect attempt.
+    if (!down) app.log.error({ err }, 'redis error');
+    down = true;
+  });
+  client.on('ready', () => {
+    if (down) app.log.info('redis connection restored');
+    down = false;
+  });
   app.services.set('redis', client);
   return client;
 }

@@ -118,6 +118,18 @@ export interface Settings {
    * path answers 429 with `Retry-After` until the oldest failure ages out.
    */
   LOGIN_FAILURE_RATES: { username: string | null; address: string | null };
+  /** Seconds a client has to send a request's headers; 0 = no limit. */
+  HEADERS_TIMEOUT: number;
+  /** Seconds a client has to send a whole request, headers and body; 0 = no limit. */
+  REQUEST_TIMEOUT: number;
+  /** Seconds a connection may stay silent (no byte either way) before it is closed; 0 = no limit. */
+  IDLE_TIMEOUT: number;
+  /** Seconds a kept-alive connection waits for its next request. */
+  KEEP_ALIVE_TIMEOUT: number;
+
+  // --- outages
+  /** `Retry-After` (seconds) of the 503 sent while the database or Redis is unreachable. */
+  SERVICE_UNAVAILABLE_RETRY_AFTER: number;
 
   // --- sessions and CSRF (Django's names)
   SESSION_COOKIE_NAME: string;
@@ -222,6 +234,12 @@ export function defaultSettings(): Settings {
     JSON_MAX_DEPTH: 64,
     JSON_INDENT_MAX_SIZE: 1_048_576,
     LOGIN_FAILURE_RATES: { username: '10/h', address: '100/h' },
+    HEADERS_TIMEOUT: 10,
+    REQUEST_TIMEOUT: 30,
+    IDLE_TIMEOUT: 60,
+    KEEP_ALIVE_TIMEOUT: 72,
+
+    SERVICE_UNAVAILABLE_RETRY_AFTER: 5,
 
     SESSION_COOKIE_NAME: 'sessionid',
     SESSION_COOKIE_AGE: 1_209_600,
@@ -329,6 +347,16 @@ function checkSettings(s: Settings): void {
     if (rate !== null && (typeof rate !== 'string' || !/^\s*[+-]?\d+\s*\/[smhd]/.test(rate))) {
       throw new ImproperlyConfigured(`Invalid throttle rate "${String(rate)}" in LOGIN_FAILURE_RATES: use "<requests>/<s|m|h|d>".`);
     }
+  }
+  for (const name of ['HEADERS_TIMEOUT', 'REQUEST_TIMEOUT', 'IDLE_TIMEOUT', 'KEEP_ALIVE_TIMEOUT', 'SERVICE_UNAVAILABLE_RETRY_AFTER'] as const) {
+    const value = s[name];
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+      throw new ImproperlyConfigured(`${name} must be a number of seconds, 0 or more.`);
+    }
+  }
+  // Node refuses a header deadline later than the whole-request deadline.
+  if (s.REQUEST_TIMEOUT > 0 && s.HEADERS_TIMEOUT > s.REQUEST_TIMEOUT) {
+    throw new ImproperlyConfigured('HEADERS_TIMEOUT must be at most REQUEST_TIMEOUT.');
   }
 }
 

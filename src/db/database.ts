@@ -131,8 +131,13 @@ function withStatementCache(sqlite: BetterSqlite3.Database, size = SQLITE_STATEM
 
 async function openPostgres(url: string, poolConfig: PgPoolOptions): Promise<Database> {
   const pool = new pg.Pool({ connectionTimeoutMillis: 10_000, ...poolConfig, connectionString: url });
-  // Idle clients that lose their server must not crash the process.
-  pool.on('error', () => {});
+  // A client that loses its server emits 'error'; unheard, that kills the
+  // process. pg-pool listens only while a client is idle, so every client
+  // gets its own listener for the time it is checked out by a query. The
+  // query itself fails (503), the pool drops the client on release, and the
+  // next checkout connects afresh once the server is back.
+  pool.on('error', ignoreLostConnection);
+  pool.on('connect', (client) => client.on('error', ignoreLostConnection));
   try {
     const client = await pool.connect();
     client.release();
@@ -143,6 +148,9 @@ async function openPostgres(url: string, poolConfig: PgPoolOptions): Promise<Dat
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return makeDatabase(db, 'postgres', url);
 }
+
+// The failing query or checkout already reports the error to its caller.
+function ignoreLostConnection(): void {}
 
 function makeDatabase(db: Kysely<DB>, dialect: DialectName, url: string): Database {
   let closing: Promise<void> | null = null;

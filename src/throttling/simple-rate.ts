@@ -4,7 +4,8 @@ import type { APIView } from '../views/api-view.js';
 import type { Throttle, ThrottleDecision } from './base.js';
 import { ImproperlyConfigured } from '../exceptions.js';
 import { redisClient } from '../redis.js';
-import { MemoryThrottleStore, type ThrottleStore } from './store.js';
+import { MemoryThrottleStore, type ThrottleHit, type ThrottleStore } from './store.js';
+import { isOutageError } from '../outage.js';
 import { RedisThrottleStore } from './redis-store.js';
 
 declare module '../context.js' {
@@ -64,6 +65,13 @@ export abstract class SimpleRateThrottle implements Throttle {
   cacheFormat = 'throttle_%(scope)s_%(ident)s';
   /** Where histories live; defaults to the app's throttle store. */
   store?: ThrottleStore;
+  /**
+   * While the store (Redis) is unreachable: `true` lets requests through
+   * uncounted, `false` answers 503. Rate limits are about fair use, so a
+   * Redis outage should not become an outage of the whole API; a throttle
+   * that guards against abuse (password guessing) sets `false`.
+   */
+  failOpen = true;
 
   private parsed: { numRequests: number | null; duration: number | null } | null = null;
 
@@ -112,9 +120,25 @@ export abstract class SimpleRateThrottle implements Throttle {
     const key = this.getCacheKey(req, view);
     if (key === null) return { allowed: true };
     const now = this.timer();
-    const hit = await (this.store ?? throttleStore(this.app)).hit(key, now, duration, numRequests);
+    let hit: ThrottleHit;
+    try {
+      hit = await (this.store ?? throttleStore(this.app)).hit(key, now, duration, numRequests);
+    } catch (err) {
+      if (!this.failOpen || !isOutageError(err)) throw err;
+      this.warnUncounted(err, now);
+      return { allowed: true };
+    }
     if (hit.allowed) return { allowed: true };
     return { allowed: false, wait: this.wait(now, duration, numRequests, hit.count, hit.oldest) };
+  }
+
+  private warnedAt = -Infinity;
+
+  // One warning a minute per throttle while its store is away, not one per request.
+  private warnUncounted(err: unknown, now: number): void {
+    if (now - this.warnedAt < 60) return;
+    this.warnedAt = now;
+    this.app.log.warn({ err }, `throttle store unreachable: ${this.constructor.name} lets requests through uncounted`);
   }
 
   /** Seconds until the next request fits: DRF 3.15's `wait()`. */

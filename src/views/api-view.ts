@@ -13,9 +13,11 @@ import {
   AuthenticationFailed,
   ParseError,
   PermissionDenied,
+  ServiceUnavailable,
   Throttled,
   type ExceptionHandler,
 } from '../exceptions.js';
+import { isOutageError } from '../outage.js';
 import { Response, patchVary } from '../response.js';
 import { negotiateRenderer, rendererForFormat } from '../negotiation.js';
 import { isDatabaseInputError } from '../db/input-errors.js';
@@ -263,6 +265,11 @@ export class APIView {
   handleException(req: ApiRequest, err: unknown): Response {
     // A value the database refused for its column type came from the client: 400, not 500.
     if (!(err instanceof ApiError) && isDatabaseInputError(err)) err = new ParseError('Invalid value in the request.', 'invalid');
+    if (!(err instanceof ApiError) && isOutageError(err)) {
+      // The database or Redis is unreachable: the client may retry, this is not a bug.
+      req.raw.log.warn({ err }, 'service unavailable');
+      err = new ServiceUnavailable(this.app.settings.SERVICE_UNAVAILABLE_RETRY_AFTER);
+    }
     if (err instanceof NotAuthenticated || err instanceof AuthenticationFailed) {
       const header = this.authenticateHeader(req);
       if (header) err.headers['WWW-Authenticate'] = header;
