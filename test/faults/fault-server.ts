@@ -2,7 +2,8 @@
  * The example service in its own process, for the fault tests: the process
  * surviving is what they test, so it cannot share the test's process.
  *
- * Env: DATABASE_URL, REDIS_URL (optional), DATA_DIR. Run with `--expose-gc`
+ * Env: DATABASE_URL, REDIS_URL (optional), DATA_DIR, and the timeouts
+ * HEADERS_TIMEOUT, REQUEST_TIMEOUT, IDLE_TIMEOUT (seconds). Run with `--expose-gc`
  * and an IPC channel (`fork`). Sends `{ ready: { port, token } }` once
  * listening; answers `{ cmd: 'memory' }` (after a full GC) and
  * `{ cmd: 'session' }` (a fresh session key of the fault user, or an error).
@@ -63,9 +64,9 @@ async function main(): Promise<void> {
       SECRET_KEY: resolveSecretKey(settings, process.env['DATA_DIR']!, { warn: () => {} }),
       REDIS_URL: process.env['REDIS_URL'] || null,
       DEFAULT_THROTTLE_RATES: { ...settings.DEFAULT_THROTTLE_RATES, anon: rate, user: rate, burst: rate, sustained: rate },
-      HEADERS_TIMEOUT: 1,
-      REQUEST_TIMEOUT: 2,
-      IDLE_TIMEOUT: 4,
+      HEADERS_TIMEOUT: Number(process.env['HEADERS_TIMEOUT'] ?? 1),
+      REQUEST_TIMEOUT: Number(process.env['REQUEST_TIMEOUT'] ?? 2),
+      IDLE_TIMEOUT: Number(process.env['IDLE_TIMEOUT'] ?? 4),
       KEEP_ALIVE_TIMEOUT: 2,
       SERVICE_UNAVAILABLE_RETRY_AFTER: 3,
     },
