@@ -62,7 +62,7 @@ describe.skipIf(missing !== '')('outages of PostgreSQL and Redis', () => {
             method: 'POST',
             path: '/api/books/',
             headers: { authorization: `Token ${server.token}`, 'content-type': 'application/json' },
-            body: JSON.stringify({ title: id, author: 1, year: 2024, isbn: `isbn-${id}`.slice(0, 20) }),
+            body: JSON.stringify({ title: id, author: `http://127.0.0.1:${server.port}/api/authors/1/`, year: 2024, isbn: `isbn-${id}`.slice(0, 20) }),
           };
         case 2:
           return { label: `pair:${id}`, method: 'POST', path: '/faults/pair/', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ pair: id }) };
