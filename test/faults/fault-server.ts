@@ -21,7 +21,6 @@ import {
   migrate,
   openDatabase,
   path,
-  resolveSecretKey,
   type ApiRequest,
   type TokenStore,
 } from '../../src/index.js';
@@ -61,7 +60,6 @@ async function main(): Promise<void> {
   const app = await createApp({
     settings: {
       ...settings,
-      SECRET_KEY: resolveSecretKey(settings, process.env['DATA_DIR']!, { warn: () => {} }),
       REDIS_URL: process.env['REDIS_URL'] || null,
       DEFAULT_THROTTLE_RATES: { ...settings.DEFAULT_THROTTLE_RATES, anon: rate, user: rate, burst: rate, sustained: rate },
       HEADERS_TIMEOUT: Number(process.env['HEADERS_TIMEOUT'] ?? 1),
@@ -71,7 +69,9 @@ async function main(): Promise<void> {
       SERVICE_UNAVAILABLE_RETRY_AFTER: 3,
     },
     routes: [...routes, path('faults/slow/', slow), path('faults/pair/', pair)],
-    services: { database, db: database.db, users },
+    database,
+    users,
+    dataDir: process.env['DATA_DIR']!,
     logger: process.env['FAULT_SERVER_LOG'] ? { level: 'warn' } : false,
   });
   const tokens = app.trestle.services.get('tokens') as TokenStore;

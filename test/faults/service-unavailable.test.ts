@@ -78,7 +78,7 @@ class Broken extends APIView {
 
 describe('an outage answers 503 with Retry-After', () => {
   it('from a view: JSON detail, Retry-After from SERVICE_UNAVAILABLE_RETRY_AFTER, Allow and Vary as any response', async () => {
-    const app = await createApp({ settings: { SERVICE_UNAVAILABLE_RETRY_AFTER: 7 }, routes: [path('items/', DatabaseDown)] });
+    const app = await createApp({ logger: false, settings: { SERVICE_UNAVAILABLE_RETRY_AFTER: 7 }, routes: [path('items/', DatabaseDown)] });
     const res = await app.inject({ method: 'GET', url: '/items/', headers: { accept: 'application/json' } });
     expect(res.statusCode).toBe(503);
     expect(res.headers['retry-after']).toBe('7');
@@ -89,7 +89,7 @@ describe('an outage answers 503 with Retry-After', () => {
   });
 
   it('any other database error stays a 500 that says nothing of the cause', async () => {
-    const app = await createApp({ routes: [path('items/', Broken)] });
+    const app = await createApp({ logger: false, routes: [path('items/', Broken)] });
     const res = await app.inject({ method: 'GET', url: '/items/' });
     expect(res.statusCode).toBe(500);
     expect(res.headers['retry-after']).toBeUndefined();
@@ -100,6 +100,7 @@ describe('an outage answers 503 with Retry-After', () => {
   it('an EXCEPTION_HANDLER sees a ServiceUnavailable it can reword', async () => {
     const seen: unknown[] = [];
     const app = await createApp({
+      logger: false,
       settings: {
         EXCEPTION_HANDLER: (err) => {
           seen.push(err);
@@ -119,7 +120,7 @@ describe('an outage answers 503 with Retry-After', () => {
   });
 
   it('from a Fastify hook, outside any view', async () => {
-    const app = await createApp({ routes: [path('items/', Broken)] });
+    const app = await createApp({ logger: false, routes: [path('items/', Broken)] });
     app.addHook('onRequest', async () => {
       throw new Error('Connection terminated unexpectedly');
     });
@@ -160,7 +161,7 @@ class ThrottledClosed extends ThrottledOpen {
 
 describe('throttles while their store is unreachable', () => {
   it('rate throttles fail open: the request goes through uncounted', async () => {
-    const app = await createApp({ routes: [path('open/', ThrottledOpen)] });
+    const app = await createApp({ logger: false, routes: [path('open/', ThrottledOpen)] });
     for (let i = 0; i < 3; i++) {
       const res = await app.inject({ method: 'GET', url: '/open/' });
       expect(res.statusCode).toBe(200);
@@ -170,7 +171,7 @@ describe('throttles while their store is unreachable', () => {
   });
 
   it('a throttle with failOpen = false answers 503 with Retry-After', async () => {
-    const app = await createApp({ routes: [path('closed/', ThrottledClosed)] });
+    const app = await createApp({ logger: false, routes: [path('closed/', ThrottledClosed)] });
     const res = await app.inject({ method: 'GET', url: '/closed/' });
     expect(res.statusCode).toBe(503);
     expect(res.headers['retry-after']).toBe('5');
@@ -181,7 +182,7 @@ describe('throttles while their store is unreachable', () => {
 
 describe('timeout settings', () => {
   it('reach the HTTP server', async () => {
-    const app = await createApp({ settings: { HEADERS_TIMEOUT: 3, REQUEST_TIMEOUT: 9, IDLE_TIMEOUT: 12, KEEP_ALIVE_TIMEOUT: 4 } });
+    const app = await createApp({ logger: false, settings: { HEADERS_TIMEOUT: 3, REQUEST_TIMEOUT: 9, IDLE_TIMEOUT: 12, KEEP_ALIVE_TIMEOUT: 4 } });
     expect(app.server.headersTimeout).toBe(3_000);
     expect(app.server.requestTimeout).toBe(9_000);
     expect(app.server.timeout).toBe(12_000);
@@ -190,7 +191,7 @@ describe('timeout settings', () => {
   });
 
   it('default to bounded values', async () => {
-    const app = await createApp();
+    const app = await createApp({ logger: false });
     expect(app.server.headersTimeout).toBe(10_000);
     expect(app.server.requestTimeout).toBe(30_000);
     expect(app.server.timeout).toBe(60_000);
@@ -203,6 +204,6 @@ describe('timeout settings', () => {
     [{ IDLE_TIMEOUT: Number.NaN }, 'IDLE_TIMEOUT must be a number of seconds, 0 or more.'],
     [{ HEADERS_TIMEOUT: 40, REQUEST_TIMEOUT: 30 }, 'HEADERS_TIMEOUT must be at most REQUEST_TIMEOUT.'],
   ])('reject %o at start-up', async (settings, message) => {
-    await expect(createApp({ settings })).rejects.toThrow(message);
+    await expect(createApp({ logger: false, settings })).rejects.toThrow(message);
   });
 });
