@@ -10,7 +10,9 @@ import { GenericAPIView } from '../views/generics.js';
 import { getCsrfToken } from '../authentication/csrf.js';
 import { escapeHtml } from './escape-html.js';
 import { jsonToHtml } from './json-html.js';
-import { renderPage, setHtmlSecurityHeaders } from './html-page.js';
+import { renderPage, setHtmlSecurityHeaders, type Breadcrumb } from '../pages/layout.js';
+import type { SafeHtml } from '../pages/html.js';
+import { deleteDialog, formFields, formsArea, htmlForm, rawDataForm } from '../pages/browsable-templates.js';
 import { PAGINATION_TEMPLATES, renderPaginationControls, type PaginationTemplate } from './pagination-controls.js';
 import { renderFilterControls } from './filter-controls.js';
 
@@ -77,12 +79,14 @@ export class BrowsableAPIRenderer implements Renderer {
       req && view ? this.paginationControls(req, view) : '',
       `<div id="request-info" class="request-info" aria-label="request info"><pre class="prettyprint"><b>${escapeHtml(req?.method ?? 'GET')}</b> ${escapeHtml(req?.raw.url ?? '')}</pre></div>`,
       `<div id="response-info" class="response-info" aria-label="response info"><pre class="prettyprint"><span class="meta nocode"><b class="status-line">HTTP ${status} ${escapeHtml(STATUS_CODES[status] ?? '')}</b>\n${headerLines.join('\n')}</span>\n\n${content}</pre></div>`,
-      req && view ? this.rawDataForm(req, view, data, status) : '',
+      req && view ? this.forms(req, view, data, status).value : '',
+      req && view && this.showsDelete(req, view) ? deleteDialog(req.path).value : '',
     ].join('\n');
 
     return renderPage(this.app.settings, {
       title: `${name} – ${this.brand}`,
       brand: { text: this.brand, href: '/' },
+      breadcrumbs: req ? this.breadcrumbs(req) : [],
       body,
       nav: req ? this.navigation(req, user, csrfToken) : '',
       scripts: ['browsable.js'],
@@ -109,8 +113,9 @@ export class BrowsableAPIRenderer implements Renderer {
     params.set('format', this.jsonFormat(view));
     const parts = [`<a class="btn" href="${escapeHtml(`${req.path}?${params}`)}" rel="nofollow">GET json</a>`];
     if (view.allowedMethods.includes('OPTIONS')) parts.push('<button type="button" class="btn" data-method="OPTIONS">OPTIONS</button>');
-    if (view.allowedMethods.includes('DELETE') && this.mayUse(req, view, 'DELETE')) {
-      parts.push('<button type="button" class="btn btn-danger" data-method="DELETE">DELETE</button>');
+    if (this.showsDelete(req, view)) {
+      // Opens the confirmation dialog; its "Yes, delete" sends the request.
+      parts.push('<button type="button" class="btn btn-danger" data-confirm="delete-dialog" aria-haspopup="dialog">DELETE</button>');
     }
     return `<div class="toolbar">${parts.join('')}</div>`;
   }
@@ -132,8 +137,39 @@ export class BrowsableAPIRenderer implements Renderer {
     return renderFilterControls(controls, req.path, req.queryParams);
   }
 
-  /** The view's pagination controls for this page, or nothing. */
+  private showsDelete(req: ApiRequest, view: APIView): boolean {
+    return view.allowedMethods.includes('DELETE') && this.mayUse(req, view, 'DELETE');
+  }
+
+  /**
+   * DRF's breadcrumbs: every prefix of the path that is a route of this app,
+   * named by its view, ending with this page.
+   */
+  protected breadcrumbs(req: ApiRequest): Breadcrumb[] {
+    const routes = this.app.services.tryGet('routes');
+    if (!routes) return [];
+    const path = req.path;
+    const crumbs: Breadcrumb[] = [];
+    let prefix = '/';
+    const segments = path.split('/').filter(Boolean);
+    for (let i = 0; i <= segments.length; i++) {
+      if (i > 0) prefix += `${segments[i - 1]}/`;
+      const url = i === segments.length ? path : prefix;
+      let decoded: string;
+      try {
+        decoded = decodeURIComponent(url);
+      } catch {
+        continue;
+      }
+      const route = routes.resolve(decoded)?.route;
+      if (route) crumbs.push({ name: viewName(route.view), url });
+    }
+    return crumbs;
+  }
+
+  /** The view's pagination controls for a page read with GET, or nothing (never on a write's answer). */
   protected paginationControls(req: ApiRequest, view: APIView): string {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return '';
     if (!(view instanceof GenericAPIView) || !view.paginator || req.pagination === null) return '';
     let context: Record<string, unknown> | null;
     try {
@@ -144,27 +180,41 @@ export class BrowsableAPIRenderer implements Renderer {
     return renderPaginationControls(view.paginator.template, context, this.paginationTemplates);
   }
 
-  /** DRF's "Raw data" form: media type, content, one button per allowed write method. */
-  protected rawDataForm(req: ApiRequest, view: APIView, data: unknown, status: number): string {
+  /**
+   * DRF's forms for POST / PUT / PATCH: the "HTML form" tab, generated from
+   * the view's `inputFields` for POST (list) or PUT (detail), and the "Raw
+   * data" tab with every write method the view allows this user. After a
+   * 400 the HTML form shows the values sent and each field's errors.
+   */
+  protected forms(req: ApiRequest, view: APIView, data: unknown, status: number): SafeHtml {
     const methods = FORM_METHODS.filter((m) => view.allowedMethods.includes(m) && this.mayUse(req, view, m));
-    if (methods.length === 0) return '';
+    if (methods.length === 0) return formsArea({ htmlForm: null, rawForm: null });
     const types = view.policies.parsers.map((p) => p.mediaType).filter(TEXT_BODY);
-    if (types.length === 0) return '';
-    const current = !methods.includes('POST') && status < 300 && isPlainObject(data) ? JSON.stringify(data, null, 4) : '';
-    const options = types.map((t, i) => `<option value="${escapeHtml(t)}"${i === 0 ? ' selected' : ''}>${escapeHtml(t)}</option>`);
-    const buttons = methods.map(
-      (m, i) => `<button type="button" class="btn${i === 0 ? ' btn-primary' : ''}" data-method="${m}" data-raw-form>${m}</button>`,
-    );
-    return `<section class="panel" aria-label="raw data form">
-<h2>Raw data</h2>
-<form id="raw-data-form" action="" method="post">
-<label for="id__content_type">Media type:</label>
-<select name="_content_type" id="id__content_type">${options.join('')}</select>
-<label for="id__content">Content:</label>
-<textarea name="_content" id="id__content" spellcheck="false">${escapeHtml(current)}</textarea>
-<div class="form-actions">${buttons.join('')}<span id="request-status" class="muted" role="status"></span></div>
-</form>
-</section>`;
+    const objectShown = !methods.includes('POST') && status < 300 && isPlainObject(data);
+    const rawForm = types.length === 0 ? null : rawDataForm({ types, methods, content: objectShown ? JSON.stringify(data, null, 4) : '' });
+
+    let form: SafeHtml | null = null;
+    const formMethod = methods.find((m): m is 'POST' | 'PUT' => m === 'POST' || m === 'PUT');
+    const described = view instanceof GenericAPIView ? view.inputFields?.describe() : undefined;
+    const contentType = types.find((t) => t === 'application/json') ?? types.find((t) => t === 'application/x-www-form-urlencoded');
+    if (formMethod && described && contentType) {
+      const failed = status === 400 && req.method === formMethod && isPlainObject(data);
+      const errors: Record<string, string[]> = {};
+      if (failed) {
+        for (const [k, v] of Object.entries(data)) if (Array.isArray(v)) errors[k] = v.map(String);
+      }
+      const fields = formFields(described);
+      const nonField = Object.keys(errors).filter((k) => !fields.some((f) => f.name === k));
+      form = htmlForm({
+        method: formMethod,
+        fields,
+        values: failed ? sentData(req) : objectShown ? data : {},
+        errors,
+        nonFieldErrors: nonField.flatMap((k) => errors[k]!),
+        contentType,
+      });
+    }
+    return formsArea({ htmlForm: form, rawForm });
   }
 
   /**
@@ -206,6 +256,25 @@ export class BrowsableAPIRenderer implements Renderer {
       parts.push(`<a href="${escapeHtml(login)}" id="login-link">Log in</a>`);
     }
     return parts.join('\n');
+  }
+}
+
+/** A view target's name for breadcrumbs, without building the view. */
+function viewName(target: unknown): string {
+  const proto = typeof target === 'function' ? (target as { prototype: unknown }).prototype : target;
+  return proto instanceof APIView ? proto.getViewName() : 'API';
+}
+
+/** What the client sent, for refilling the form after a 400 (nothing if the body cannot be read). */
+function sentData(req: ApiRequest): Record<string, unknown> {
+  try {
+    const data = req.data;
+    if (!isPlainObject(data)) return {};
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(data)) out[k] = Array.isArray(v) ? v[0] : v;
+    return out;
+  } catch {
+    return {};
   }
 }
 

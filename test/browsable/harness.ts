@@ -8,6 +8,10 @@ import {
   RetrieveUpdateDestroyAPIView,
   ListAPIView,
   createApp,
+  fields,
+  string,
+  integer,
+  boolean,
   path,
   type ApiRequest,
   type CreateAppOptions,
@@ -47,7 +51,14 @@ class ItemCursor extends CursorPagination<Item> {
 
 /** The routes of a small API over `items`, as the browser tests drive it. */
 export function apiRoutes(items: Item[]): RouteEntry[] {
+  // What POST and PUT accept: the browsable API builds its HTML form from it.
+  const ItemInput = fields({
+    title: string({ maxLength: 100 }),
+    rank: integer({ required: false, min: 0 }),
+    featured: boolean({ required: false }),
+  });
   class ItemList extends ListCreateAPIView<Item> {
+    override inputFields = ItemInput;
     static override description = 'Items of the test API.\n\nTitles are <b>escaped</b>.';
     override authenticationClasses = [SessionAuthentication, TokenAuthentication];
     override permissionClasses = [IsAuthenticatedOrReadOnly];
@@ -65,6 +76,7 @@ export function apiRoutes(items: Item[]): RouteEntry[] {
     }
   }
   class ItemDetail extends RetrieveUpdateDestroyAPIView<Item> {
+    override inputFields = ItemInput;
     override authenticationClasses = [SessionAuthentication, TokenAuthentication];
     override permissionClasses = [IsAuthenticatedOrReadOnly];
     override getQueryset() {

@@ -153,8 +153,57 @@ describe('BrowsableAPIRenderer', () => {
     // a detail page offers PUT/PATCH with the current object, and DELETE
     const detail = await h.app.inject({ url: '/items/2/', headers: { accept: HTML, cookie: jar.header() } });
     expect(detail.body).toContain('data-method="PUT" data-raw-form>PUT</button>');
-    expect(detail.body).toContain('data-method="DELETE">DELETE</button>');
+    // DELETE opens a confirmation dialog; only its "Yes, delete" sends the request
+    expect(detail.body).toContain('<button type="button" class="btn btn-danger" data-confirm="delete-dialog" aria-haspopup="dialog">DELETE</button>');
+    expect(detail.body).toContain('<dialog id="delete-dialog" aria-labelledby="delete-dialog-title">');
+    expect(detail.body).toContain('<button type="button" class="btn btn-danger" data-method="DELETE" id="delete-confirm">Yes, delete</button>');
     expect(detail.body).toContain('&quot;title&quot;: &quot;Item 2&quot;');
+  });
+
+  it('builds an HTML form from the view\'s inputFields next to the raw-data tab, prefilled on detail pages', async () => {
+    const jar = await loggedIn('alice');
+    const list = await h.app.inject({ url: '/items/', headers: { accept: HTML, cookie: jar.header() } });
+    expect(list.body).toContain('<form id="html-form" action="" method="post" data-form-method="POST" data-content-type="application/json" novalidate>');
+    expect(list.body).toContain('<label for="id_title">Title</label><input type="text" name="title" id="id_title" data-type="string" value="" maxlength="100" required>');
+    expect(list.body).toContain('<input type="number" step="1" name="rank" id="id_rank" data-type="integer" value="" min="0">');
+    expect(list.body).toContain('<input type="checkbox" name="featured" id="id_featured" data-type="boolean"><label for="id_featured">Featured</label>');
+    expect(list.body).toContain('<button type="submit" class="btn btn-primary">POST</button>');
+    expect(list.body).toContain('role="tab" id="tab-raw"');
+    expect(list.body).toContain('id="raw-data-form"');
+    const detail = await h.app.inject({ url: '/items/5/', headers: { accept: HTML, cookie: jar.header() } });
+    expect(detail.body).toContain('data-form-method="PUT"');
+    // the current title, a <script>, is a value, escaped
+    expect(detail.body).toContain('name="title" id="id_title" data-type="string" value="&lt;script&gt;window.__xss = 1&lt;/script&gt;"');
+    // anonymous users get no form
+    const anonymous = await h.app.inject({ url: '/items/', headers: { accept: HTML } });
+    expect(anonymous.body).not.toContain('html-form');
+  });
+
+  it('a POST\'s 400 shows the values sent and each field\'s error in the form, and no page controls', async () => {
+    const jar = await loggedIn('alice');
+    const page = await h.app.inject({ url: '/items/', headers: { accept: HTML, cookie: jar.header() } });
+    jar.store(page.headers['set-cookie']);
+    const token = /data-csrf-token="([^"]+)"/.exec(page.body)![1]!;
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/items/',
+      headers: { accept: 'text/html', 'content-type': 'application/json', 'x-csrftoken': token, cookie: jar.header() },
+      payload: JSON.stringify({ title: 'x'.repeat(101), rank: -1 }),
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(res.body).toContain(`value="${'x'.repeat(101)}" maxlength="100" required aria-describedby="err_title" aria-invalid="true">`);
+    expect(res.body).toContain('<ul class="field-errors" id="err_title"><li>Ensure this field has no more than 100 characters.</li></ul>');
+    expect(res.body).toContain('<ul class="field-errors" id="err_rank"><li>Ensure this value is greater than or equal to 0.</li></ul>');
+    expect(res.body).not.toContain('pagination-controls');
+    expect(page.body).toContain('id="pagination-controls"');
+  });
+
+  it('shows breadcrumbs from the routes that prefix the path', async () => {
+    const res = await h.app.inject({ url: '/items/2/', headers: { accept: HTML } });
+    expect(res.body).toContain(
+      '<nav aria-label="Breadcrumbs"><ol class="breadcrumb"><li><a href="/items/">Item List</a></li><li><a href="/items/2/" aria-current="page">Item Detail</a></li></ol></nav>',
+    );
   });
 
   it('renders errors as pages too', async () => {
