@@ -20,12 +20,12 @@ export function errorMessages(data: unknown): string[] {
   return out;
 }
 
-/** The message list of a page: success notes and errors (`role=alert`). */
+/** The messages of a page: success notes (`role=status`) and errors (`role=alert`). */
 export function messageList(messages: readonly { level: 'success' | 'error' | 'info'; text: string }[]): SafeHtml {
   if (messages.length === 0) return html``;
-  return html`<ul class="messages">${messages.map((m) =>
-    m.level === 'error' ? html`<li class="error" role="alert">${m.text}</li>` : html`<li class="${m.level}" role="status">${m.text}</li>`,
-  )}</ul>`;
+  return html`<div class="messages">${messages.map((m) =>
+    m.level === 'error' ? html`<p class="error" role="alert">${m.text}</p>` : html`<p class="${m.level}" role="status">${m.text}</p>`,
+  )}</div>`;
 }
 
 /** The body of an error page: `404 Not Found`, the messages, a way back. */

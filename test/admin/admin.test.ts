@@ -191,7 +191,7 @@ describe('admin users', () => {
     expect(res.statusCode).toBe(400);
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(res.headers['cache-control']).toBe('no-store');
-    expect(res.body).toContain('<li class="error" role="alert">You cannot remove your own access.</li>');
+    expect(res.body).toContain('<p class="error" role="alert">You cannot remove your own access.</p>');
     expect(res.body).toContain('Back to the administration');
     expect(res.body).not.toContain('{"action"');
   });

@@ -57,7 +57,7 @@ describe('the login page of /api-auth/', () => {
     });
     expect(res.statusCode).toBe(200);
     expectPageHeaders(res.headers);
-    expect(res.body).toContain('<li class="error" role="alert">Please enter a correct username and password. Note that both fields may be case-sensitive.</li>');
+    expect(res.body).toContain('<p class="error" role="alert">Please enter a correct username and password. Note that both fields may be case-sensitive.</p>');
     expect(res.body).toContain('value="&lt;script&gt;window.__xss = 1&lt;/script&gt;"');
     expect(res.body).not.toContain(XSS);
   });
@@ -70,7 +70,7 @@ describe('unknown routes', () => {
     expectPageHeaders(res.headers);
     expect(res.headers['vary']).toBe('Accept');
     expect(res.body).toContain('<h1><span class="status">404</span> Not Found</h1>');
-    expect(res.body).toContain('<li class="error" role="alert">Not found.</li>');
+    expect(res.body).toContain('<p class="error" role="alert">Not found.</p>');
     expect(res.body).not.toContain('<script>window');
   });
 

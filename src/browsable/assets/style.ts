@@ -68,10 +68,10 @@ table.list th, table.list td { text-align: left; padding: .45rem .6rem; border-b
 table.list th { background: #eef1f4; font-weight: 600; white-space: nowrap; }
 table.list th a { color: #1f2328; }
 table.list td form { display: inline; margin: 0; }
-.messages { list-style: none; padding: 0; margin: 0 0 1rem; }
-.messages li { padding: .6rem .9rem; border-radius: .3rem; margin-bottom: .5rem; background: #e6f4ea; border: 1px solid #9fd3ad; color: #12391f; }
-.messages li.error { background: #fdecea; border-color: #efa8a1; color: #7a1212; }
-.messages li.info { background: #e8f0fb; border-color: #a9c4ea; color: #14325c; }
+.messages { margin: 0 0 1rem; }
+.messages p { padding: .6rem .9rem; border-radius: .3rem; margin-bottom: .5rem; background: #e6f4ea; border: 1px solid #9fd3ad; color: #12391f; }
+.messages p.error { background: #fdecea; border-color: #efa8a1; color: #7a1212; }
+.messages p.info { background: #e8f0fb; border-color: #a9c4ea; color: #14325c; }
 .key-box { background: #fffbe6; border: 1px solid #d4b106; border-radius: .3rem; padding: 1rem; margin-bottom: 1rem; }
 .key { display: inline-block; max-width: 100%; overflow-wrap: anywhere; font-size: 1rem; background: #fff; padding: .3rem .5rem; border: 1px dashed #8a6d00; }
 .muted, .note { color: #4a5563; }
