@@ -73,6 +73,8 @@ table.list td form { display: inline; margin: 0; }
 .messages p.error { background: #fdecea; border-color: #efa8a1; color: #7a1212; }
 .messages p.info { background: #e8f0fb; border-color: #a9c4ea; color: #14325c; }
 .key-box { background: #fffbe6; border: 1px solid #d4b106; border-radius: .3rem; padding: 1rem; margin-bottom: 1rem; }
+.key-box p:first-child { margin-top: 0; }
+.key-box p:last-child { margin-bottom: 0; }
 .key { display: inline-block; max-width: 100%; overflow-wrap: anywhere; font-size: 1rem; background: #fff; padding: .3rem .5rem; border: 1px dashed #8a6d00; }
 .muted, .note { color: #4a5563; }
 .confirm { max-width: 560px; }
@@ -84,6 +86,8 @@ dialog h2 { margin-top: 0; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden; clip: rect(0 0 0 0); border: 0; white-space: nowrap; }
 @media (max-width: 640px) {
   .navbar { padding: .6rem 1rem; }
+  /* the links go together on a second line under the brand */
+  .navbar .spacer { flex-basis: 100%; height: 0; }
   .container { padding: 0 .75rem; margin-top: .8rem; }
   h1 { font-size: 1.4rem; }
   table.list, table.list tbody, table.list tr, table.list td { display: block; width: 100%; }
