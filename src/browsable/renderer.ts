@@ -12,7 +12,8 @@ import { escapeHtml } from './escape-html.js';
 import { jsonToHtml } from './json-html.js';
 import { renderPage, setHtmlSecurityHeaders, type Breadcrumb } from '../pages/layout.js';
 import type { SafeHtml } from '../pages/html.js';
-import { deleteDialog, formFields, formsArea, htmlForm, rawDataForm } from '../pages/browsable-templates.js';
+import type { FieldInfo } from '../serializers/field.js';
+import { deleteDialog, formsArea, htmlForm, rawDataForm, type FormField } from '../pages/browsable-templates.js';
 import { PAGINATION_TEMPLATES, renderPaginationControls, type PaginationTemplate } from './pagination-controls.js';
 import { renderFilterControls } from './filter-controls.js';
 
@@ -195,7 +196,7 @@ export class BrowsableAPIRenderer implements Renderer {
 
     let form: SafeHtml | null = null;
     const formMethod = methods.find((m): m is 'POST' | 'PUT' => m === 'POST' || m === 'PUT');
-    const described = view instanceof GenericAPIView ? view.inputFields?.describe() : undefined;
+    const described: readonly FieldInfo[] | undefined = view instanceof GenericAPIView ? view.serializer?.fieldInfo() : undefined;
     const contentType = types.find((t) => t === 'application/json') ?? types.find((t) => t === 'application/x-www-form-urlencoded');
     if (formMethod && described && contentType) {
       const failed = status === 400 && req.method === formMethod && isPlainObject(data);
@@ -203,7 +204,8 @@ export class BrowsableAPIRenderer implements Renderer {
       if (failed) {
         for (const [k, v] of Object.entries(data)) if (Array.isArray(v)) errors[k] = v.map(String);
       }
-      const fields = formFields(described);
+      // Read-only fields are not sent, and nested serializers have no HTML input (as DRF): the raw tab takes those.
+      const fields: FormField[] = described.filter((f) => !f.readOnly && f.inputType !== 'fieldset');
       const nonField = Object.keys(errors).filter((k) => !fields.some((f) => f.name === k));
       form = htmlForm({
         method: formMethod,

@@ -1,37 +1,25 @@
 import { html, type SafeHtml } from './html.js';
 
-/** One input field as DRF's OPTIONS metadata describes it (`FieldSet.describe()`). */
+/** One input of the HTML form, from a serializer field's `FieldInfo`. */
 export interface FormField {
   readonly name: string;
-  readonly type: string;
+  /** DRF's field kind: `string`, `integer`, `float`, `decimal`, `boolean`, `choice`, `list`, `json`, … */
+  readonly kind: string;
+  /** The HTML input: `text`, `number`, `email`, `url`, `date`, `datetime-local`, `time`, `checkbox`, `select`, `textarea`. */
+  readonly inputType: string;
   readonly required: boolean;
-  readonly readOnly: boolean;
   readonly label: string;
-  readonly maxLength?: number;
-  readonly minLength?: number;
-  readonly minValue?: number;
-  readonly maxValue?: number;
-  readonly choices?: readonly { value: string; display_name: string }[];
+  readonly helpText?: string;
+  readonly limits: Readonly<Record<string, unknown>>;
+  readonly choices?: readonly { value: string | number; displayName: string }[];
 }
 
-/** Fields from `describe()`'s `{name: {type, required, read_only, label, …}}`. */
-export function formFields(described: Readonly<Record<string, Record<string, unknown>>>): FormField[] {
-  return Object.entries(described).map(([name, d]) => {
-    const num = (k: string) => (typeof d[k] === 'number' ? (d[k] as number) : undefined);
-    const choices = Array.isArray(d['choices']) ? (d['choices'] as { value: string; display_name: string }[]) : undefined;
-    return {
-      name,
-      type: typeof d['type'] === 'string' ? d['type'] : 'string',
-      required: d['required'] === true,
-      readOnly: d['read_only'] === true,
-      label: typeof d['label'] === 'string' ? d['label'] : name,
-      ...(num('max_length') !== undefined && { maxLength: num('max_length') }),
-      ...(num('min_length') !== undefined && { minLength: num('min_length') }),
-      ...(num('min_value') !== undefined && { minValue: num('min_value') }),
-      ...(num('max_value') !== undefined && { maxValue: num('max_value') }),
-      ...(choices && { choices }),
-    };
-  });
+/** How the script turns an input's text into the JSON value the field reads. */
+function jsonType(f: FormField): 'boolean' | 'number' | 'json' | 'string' {
+  if (f.inputType === 'checkbox') return 'boolean';
+  if (f.kind === 'integer' || f.kind === 'float') return 'number';
+  if (f.kind === 'list' || f.kind === 'json' || f.kind === 'dict' || f.kind === 'multiple choice') return 'json';
+  return 'string';
 }
 
 /** What the HTML form shows: method, fields, values and errors of the last attempt. */
@@ -47,28 +35,26 @@ export interface HtmlFormContext {
 
 function fieldInput(f: FormField, value: unknown, describedBy: string | null): SafeHtml {
   const id = `id_${f.name}`;
-  const described = describedBy ? html` aria-describedby="${describedBy}"` : '';
-  const invalid = describedBy ? html` aria-invalid="true"` : '';
+  const type = jsonType(f);
+  const aria = html`${describedBy ? html` aria-describedby="${describedBy}" aria-invalid="true"` : f.helpText ? html` aria-describedby="${`help_${f.name}`}"` : ''}`;
   const required = f.required ? html` required` : '';
   const text = value === undefined || value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
-  switch (f.type) {
-    case 'boolean':
-      return html`<div class="check"><input type="checkbox" name="${f.name}" id="${id}" data-type="boolean"${value === true || value === 'true' || value === 'on' ? html` checked` : ''}${described}><label for="${id}">${f.label}</label></div>`;
-    case 'choice':
-      return html`<label for="${id}">${f.label}</label><select name="${f.name}" id="${id}" data-type="choice"${required}${described}${invalid}>${
-        f.required ? '' : html`<option value="">---------</option>`
-      }${(f.choices ?? []).map((c) => html`<option value="${c.value}"${c.value === text ? html` selected` : ''}>${c.display_name}</option>`)}</select>`;
-    case 'integer':
-      return html`<label for="${id}">${f.label}</label><input type="number" step="1" name="${f.name}" id="${id}" data-type="integer" value="${text}"${
-        f.minValue !== undefined ? html` min="${f.minValue}"` : ''
-      }${f.maxValue !== undefined ? html` max="${f.maxValue}"` : ''}${required}${described}${invalid}>`;
-    default: {
-      const type = f.type === 'email' ? 'email' : f.type === 'url' ? 'url' : 'text';
-      return html`<label for="${id}">${f.label}</label><input type="${type}" name="${f.name}" id="${id}" data-type="string" value="${text}"${
-        f.maxLength !== undefined ? html` maxlength="${f.maxLength}"` : ''
-      }${required}${described}${invalid}>`;
-    }
+  const limit = (attr: string, key: string) => (typeof f.limits[key] === 'number' ? html` ${attr}="${f.limits[key]}"` : '');
+  const label = html`<label for="${id}">${f.label}</label>`;
+  if (f.inputType === 'checkbox') {
+    return html`<div class="check"><input type="checkbox" name="${f.name}" id="${id}" data-type="boolean"${value === true || value === 'true' || value === 'on' ? html` checked` : ''}${aria}>${label}</div>`;
   }
+  if (f.inputType === 'select' && f.choices && f.kind !== 'multiple choice') {
+    return html`${label}<select name="${f.name}" id="${id}" data-type="${type}"${required}${aria}>${f.required ? '' : html`<option value="">---------</option>`}${f.choices.map(
+      (c) => html`<option value="${c.value}"${String(c.value) === text ? html` selected` : ''}>${c.displayName}</option>`,
+    )}</select>`;
+  }
+  if (f.inputType === 'textarea' || type === 'json') {
+    return html`${label}<textarea name="${f.name}" id="${id}" data-type="${type}" rows="4"${required}${aria}>${text}</textarea>`;
+  }
+  const input = ['number', 'email', 'url', 'date', 'datetime-local', 'time'].includes(f.inputType) ? f.inputType : 'text';
+  const step = input === 'number' ? html` step="${f.kind === 'integer' ? '1' : 'any'}"` : '';
+  return html`${label}<input type="${input}"${step} name="${f.name}" id="${id}" data-type="${type}" value="${text}"${limit('maxlength', 'max_length')}${limit('min', 'min_value')}${limit('max', 'max_value')}${required}${aria}>`;
 }
 
 /**
@@ -77,15 +63,15 @@ function fieldInput(f: FormField, value: unknown, describedBy: string | null): S
  * their fields, sent by `browsable.js` as the view's first text media type.
  */
 export function htmlForm(ctx: HtmlFormContext): SafeHtml {
-  const fields = ctx.fields.filter((f) => !f.readOnly);
+  const fields = ctx.fields;
   return html`<form id="html-form" action="" method="post" data-form-method="${ctx.method}" data-content-type="${ctx.contentType}" novalidate>
 ${ctx.nonFieldErrors.length ? html`<ul class="field-errors" role="alert">${ctx.nonFieldErrors.map((e) => html`<li>${e}</li>`)}</ul>` : ''}
 ${fields.map((f) => {
   const errors = ctx.errors[f.name] ?? [];
   const errorId = errors.length ? `err_${f.name}` : null;
   return html`<div class="field${errors.length ? ' has-error' : ''}">${fieldInput(f, ctx.values[f.name], errorId)}${
-    errors.length ? html`<ul class="field-errors" id="${errorId}">${errors.map((e) => html`<li>${e}</li>`)}</ul>` : ''
-  }</div>\n`;
+    f.helpText ? html`<p class="help" id="${`help_${f.name}`}">${f.helpText}</p>` : ''
+  }${errors.length ? html`<ul class="field-errors" id="${errorId}">${errors.map((e) => html`<li>${e}</li>`)}</ul>` : ''}</div>\n`;
 })}<div class="form-actions"><button type="submit" class="btn btn-primary">${ctx.method}</button></div>
 </form>`;
 }

@@ -8,7 +8,7 @@ import {
   RetrieveUpdateDestroyAPIView,
   ListAPIView,
   createApp,
-  fields,
+  serializer,
   string,
   integer,
   boolean,
@@ -52,13 +52,14 @@ class ItemCursor extends CursorPagination<Item> {
 /** The routes of a small API over `items`, as the browser tests drive it. */
 export function apiRoutes(items: Item[]): RouteEntry[] {
   // What POST and PUT accept: the browsable API builds its HTML form from it.
-  const ItemInput = fields({
+  const ItemSerializer = serializer({
+    id: integer({ readOnly: true }),
     title: string({ maxLength: 100 }),
-    rank: integer({ required: false, min: 0 }),
+    rank: integer({ required: false, minValue: 0 }),
     featured: boolean({ required: false }),
   });
   class ItemList extends ListCreateAPIView<Item> {
-    override inputFields = ItemInput;
+    override serializer = ItemSerializer;
     static override description = 'Items of the test API.\n\nTitles are <b>escaped</b>.';
     override authenticationClasses = [SessionAuthentication, TokenAuthentication];
     override permissionClasses = [IsAuthenticatedOrReadOnly];
@@ -76,7 +77,11 @@ export function apiRoutes(items: Item[]): RouteEntry[] {
     }
   }
   class ItemDetail extends RetrieveUpdateDestroyAPIView<Item> {
-    override inputFields = ItemInput;
+    override serializer = ItemSerializer;
+    // The item as stored (the tests read `created` back).
+    override serialize(item: Item) {
+      return item;
+    }
     override authenticationClasses = [SessionAuthentication, TokenAuthentication];
     override permissionClasses = [IsAuthenticatedOrReadOnly];
     override getQueryset() {

@@ -160,14 +160,16 @@ describe('BrowsableAPIRenderer', () => {
     expect(detail.body).toContain('&quot;title&quot;: &quot;Item 2&quot;');
   });
 
-  it('builds an HTML form from the view\'s inputFields next to the raw-data tab, prefilled on detail pages', async () => {
+  it('builds an HTML form from the view\'s serializer fields next to the raw-data tab, prefilled on detail pages', async () => {
     const jar = await loggedIn('alice');
     const list = await h.app.inject({ url: '/items/', headers: { accept: HTML, cookie: jar.header() } });
     expect(list.body).toContain('<form id="html-form" action="" method="post" data-form-method="POST" data-content-type="application/json" novalidate>');
     expect(list.body).toContain('<label for="id_title">Title</label><input type="text" name="title" id="id_title" data-type="string" value="" maxlength="100" required>');
-    expect(list.body).toContain('<input type="number" step="1" name="rank" id="id_rank" data-type="integer" value="" min="0">');
+    expect(list.body).toContain('<input type="number" step="1" name="rank" id="id_rank" data-type="number" value="" min="0">');
     expect(list.body).toContain('<input type="checkbox" name="featured" id="id_featured" data-type="boolean"><label for="id_featured">Featured</label>');
     expect(list.body).toContain('<button type="submit" class="btn btn-primary">POST</button>');
+    // a read-only field is not an input
+    expect(list.body).not.toContain('name="id"');
     expect(list.body).toContain('role="tab" id="tab-raw"');
     expect(list.body).toContain('id="raw-data-form"');
     const detail = await h.app.inject({ url: '/items/5/', headers: { accept: HTML, cookie: jar.header() } });

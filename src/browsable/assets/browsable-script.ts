@@ -72,11 +72,20 @@ export const BROWSABLE_SCRIPT = `(function () {
       if (kind === 'boolean') { values[el.name] = el.checked; return; }
       var v = el.value;
       if (v === '' && !el.required) return;
-      values[el.name] = kind === 'integer' && v !== '' && !isNaN(Number(v)) ? Number(v) : v;
+      if (kind === 'number' && v !== '' && !isNaN(Number(v))) { values[el.name] = Number(v); return; }
+      if (kind === 'json') {
+        // Sent as parsed when it is JSON; otherwise as typed, for the server to explain.
+        try { values[el.name] = JSON.parse(v); } catch (e) { values[el.name] = v; }
+        return;
+      }
+      values[el.name] = v;
     });
     if (type === 'application/json') return send(method, JSON.stringify(values), type);
     var params = new URLSearchParams();
-    Object.keys(values).forEach(function (k) { params.append(k, String(values[k])); });
+    Object.keys(values).forEach(function (k) {
+      var v = values[k];
+      params.append(k, typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v));
+    });
     return send(method, params.toString(), type);
   }
 
