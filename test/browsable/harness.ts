@@ -9,6 +9,8 @@ import {
   ListAPIView,
   createApp,
   serializer,
+  SearchFilter,
+  OrderingFilter,
   string,
   integer,
   boolean,
@@ -64,6 +66,9 @@ export function apiRoutes(items: Item[]): RouteEntry[] {
     override authenticationClasses = [SessionAuthentication, TokenAuthentication];
     override permissionClasses = [IsAuthenticatedOrReadOnly];
     override paginationClass = ItemPages;
+    override filterBackends = [SearchFilter, OrderingFilter];
+    searchFields = ['title'];
+    orderingFields = ['id', 'title'];
     override getQueryset() {
       return items;
     }

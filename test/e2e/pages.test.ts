@@ -104,6 +104,18 @@ describe.skipIf(!chromiumAvailable)('in Chromium', () => {
     await page.waitForURL(/cursor=/);
     expect(await page.locator('#response-info').textContent()).toContain('"id": 12');
 
+    // the filter controls: search, then order by a link; the other parameter is kept
+    await page.goto(`${base}/items/`);
+    await page.click('#filter-controls summary');
+    await page.fill('#filter-controls input[name=search]', 'Item 1');
+    await Promise.all([page.waitForURL(/search=Item\+1/), page.click('.filter-search button[type=submit]')]);
+    await page.click('#filter-controls summary');
+    await expectAccessible(page, 'browsable-filters');
+    await Promise.all([page.waitForURL(/ordering=-title/), page.click('.filter-ordering a:text-is("title - descending")')]);
+    expect(page.url()).toContain('search=Item+1');
+    expect(await page.locator('#response-info').textContent()).toContain('"count": 4');
+    expect(await page.locator('#response-info').textContent()).toMatch(/"title": "Item 12",[\s\S]*"title": "Item 11"/);
+
     // the HTML form: a 400 shows the error beside the field and drops the page controls
     await page.goto(`${base}/items/`);
     expect(await page.locator('#tab-html').getAttribute('aria-selected')).toBe('true');

@@ -77,6 +77,16 @@ table.list td form { display: inline; margin: 0; }
 .key-box p:last-child { margin-bottom: 0; }
 .key { display: inline-block; max-width: 100%; overflow-wrap: anywhere; font-size: 1rem; background: #fff; padding: .3rem .5rem; border: 1px dashed #8a6d00; }
 .muted, .note { color: #4a5563; }
+.filters { background: #fff; border: 1px solid #d0d7de; border-radius: .3rem; padding: .6rem 1rem; margin-bottom: 1rem; }
+.filters summary { cursor: pointer; font-weight: 600; border: 0; padding: 0; }
+.filters[open] summary { margin-bottom: .5rem; }
+.filters form { margin: .5rem 0; }
+.filter-search { display: flex; flex-wrap: wrap; align-items: flex-end; gap: .5rem; }
+.filter-search label { flex: 1 1 14rem; margin: 0; }
+.filter-ordering h2 { font-size: 1rem; margin: .8rem 0 .3rem; }
+.filter-ordering ul { list-style: none; display: flex; flex-wrap: wrap; gap: .3rem .9rem; padding: 0; margin: 0; }
+.filter-ordering a[aria-current] { font-weight: 700; color: #1f2328; }
+.filter-fields p { margin: .3rem 0; }
 .confirm { max-width: 560px; }
 .login-box { max-width: 380px; margin: 2.5rem auto; }
 .error-page .status { color: #a0161b; }
