@@ -78,11 +78,12 @@ table.list td form { display: inline; margin: 0; }
 .key { display: inline-block; max-width: 100%; overflow-wrap: anywhere; font-size: 1rem; background: #fff; padding: .3rem .5rem; border: 1px dashed #8a6d00; }
 .muted, .note { color: #4a5563; }
 .filters { background: #fff; border: 1px solid #d0d7de; border-radius: .3rem; padding: .6rem 1rem; margin-bottom: 1rem; }
-.filters summary { cursor: pointer; font-weight: 600; border: 0; padding: 0; }
+.filters summary { display: list-item; cursor: pointer; font-weight: 600; border: 0; padding: 0; background: none; }
 .filters[open] summary { margin-bottom: .5rem; }
 .filters form { margin: .5rem 0; }
 .filter-search { display: flex; flex-wrap: wrap; align-items: flex-end; gap: .5rem; }
 .filter-search label { flex: 1 1 14rem; margin: 0; }
+.filter-search input, .filter-fields input, .filter-fields select { font-weight: normal; }
 .filter-ordering h2 { font-size: 1rem; margin: .8rem 0 .3rem; }
 .filter-ordering ul { list-style: none; display: flex; flex-wrap: wrap; gap: .3rem .9rem; padding: 0; margin: 0; }
 .filter-ordering a[aria-current] { font-weight: 700; color: #1f2328; }
