@@ -8,7 +8,7 @@ import { adminRoutes } from '../src/admin/routes.js';
 /** `/openapi.json`, `/docs/` and the admin console at `/admin/`. */
 export function browsableRoutes(): RouteEntry[] {
   return [
-    path('openapi.json', new SchemaView({ title: 'Trestle example API', version: '1.0.0' }), { name: 'openapi-schema' }),
+    path('openapi.json', new SchemaView({ title: 'Trestle example API', version: '1.0.0', pathPrefix: '/api/' }), { name: 'openapi-schema' }),
     path('docs/', new DocsView({ schemaUrlName: 'openapi-schema' }), { name: 'api-docs' }),
     adminRoutes({ prefix: 'admin/' }),
   ];

@@ -14,12 +14,15 @@ import {
   ListAPIView,
   RetrieveAPIView,
   URLPathVersioning,
-  byVersion,
+  computed,
+  hyperlinkedIdentity,
+  integer,
+  list,
   path,
-  reverse,
+  serializer,
+  string,
   type ApiRequest,
   type RouteEntry,
-  type SerializeContext,
   type VersionDeprecation,
 } from '../src/index.js';
 
@@ -56,35 +59,42 @@ function routeName(req: ApiRequest, name: string): string {
 }
 
 /** v1: one author as a string, no links. */
-function bookV1(book: Book): unknown {
-  return { id: book.id, title: book.title, author: book.authors.join(', ') };
-}
+export const BookV1Serializer = serializer(
+  {
+    id: integer({ readOnly: true }),
+    title: string(),
+    author: computed((book: Book) => book.authors.join(', '), { type: 'string' }),
+  },
+  { name: 'BookV1' },
+);
 
 /** v2: a hyperlink (carrying the version), a list of authors and the year. */
-function bookV2(book: Book, ctx: SerializeContext): unknown {
-  const url = reverse(routeName(ctx.request, 'book-detail'), { pk: book.id }, { request: ctx.request });
-  return { url, id: book.id, title: book.title, authors: [...book.authors], year: book.year };
-}
+export const BookV2Serializer = serializer(
+  {
+    url: hyperlinkedIdentity({ viewName: (req) => routeName(req, 'book-detail') }),
+    id: integer({ readOnly: true }),
+    title: string(),
+    authors: list(string()),
+    year: integer(),
+  },
+  { name: 'BookV2' },
+);
 
-const bookJson = byVersion({ v1: bookV1, v2: bookV2 }, bookV2);
-
-export class BookList extends ListAPIView<Book> {
+export class BookList extends ListAPIView<Book, typeof BookV2Serializer> {
   override versioningClass = BookVersioning;
+  override serializer = BookV2Serializer;
+  override serializerByVersion = { v1: BookV1Serializer };
   override getQueryset(): Book[] {
     return books;
   }
-  override serialize(book: Book, ctx: SerializeContext): unknown {
-    return bookJson(ctx.request)(book, ctx);
-  }
 }
 
-export class BookDetail extends RetrieveAPIView<Book> {
+export class BookDetail extends RetrieveAPIView<Book, typeof BookV2Serializer> {
   override versioningClass = BookVersioning;
+  override serializer = BookV2Serializer;
+  override serializerByVersion = { v1: BookV1Serializer };
   override getQueryset(): Book[] {
     return books;
-  }
-  override serialize(book: Book, ctx: SerializeContext): unknown {
-    return bookJson(ctx.request)(book, ctx);
   }
   protected override itemName(): string {
     return 'Book';

@@ -85,6 +85,8 @@ export {
   ListField,
   DictField,
   JSONField,
+  SerializerMethodField,
+  computed,
   RelatedField,
   PrimaryKeyRelatedField,
   SlugRelatedField,

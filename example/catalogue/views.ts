@@ -1,6 +1,7 @@
 import {
   AllowAny,
   ApiRequest,
+  computed,
   CursorPagination,
   FilterSetBackend,
   IsAuthenticatedOrReadOnly,
@@ -21,7 +22,6 @@ import {
   serializer,
   string,
   type Infer,
-  type SerializeContext,
 } from '../../src/index.js';
 import type { AuthorRow, BookRow } from './migrations.js';
 
@@ -82,6 +82,21 @@ export const BookFilters = filterSet({
   isbn: { type: 'string', lookups: ['exact'] },
   created: { type: 'datetime', lookups: ['gte', 'lte'] },
 });
+
+/** An author, with a link to their books (the book list filtered by author). */
+export const AuthorSerializer = serializer(
+  {
+    url: hyperlinkedIdentity({ viewName: 'author-detail' }),
+    id: integer({ readOnly: true }),
+    name: string({ maxLength: 200 }),
+    country: string({ maxLength: 100, allowBlank: true }),
+    books: computed(
+      (author: AuthorRow, ctx) => `${reverse('book-list', {}, { request: ctx.request! })}?author=${author.id}`,
+      { type: 'string', format: 'uri' },
+    ),
+  },
+  { name: 'Author' },
+);
 
 /**
  * The catalogue's books: anyone may read, signed-in users may write.
@@ -148,10 +163,11 @@ export class BookViewSet extends ModelViewSet<BookRow, typeof BookSerializer> {
  *
  *     GET /api/authors/?limit=10&offset=40&search=le&ordering=name
  */
-export class AuthorViewSet extends ReadOnlyModelViewSet<AuthorRow> {
+export class AuthorViewSet extends ReadOnlyModelViewSet<AuthorRow, typeof AuthorSerializer> {
   static override description = 'Authors of the catalogue, searchable by name, orderable by id, name or country.';
   override permissionClasses = [AllowAny];
   override paginationClass = AuthorPagination;
+  override serializer = AuthorSerializer;
   override filterBackends = [SearchFilter, OrderingFilter];
   searchFields = ['name'];
   orderingFields = ['id', 'name', 'country'];
@@ -159,16 +175,6 @@ export class AuthorViewSet extends ReadOnlyModelViewSet<AuthorRow> {
 
   override getQueryset(req: ApiRequest) {
     return db(req).selectFrom('catalogue_author').selectAll().orderBy('id');
-  }
-
-  override serialize(author: AuthorRow, ctx: SerializeContext): unknown {
-    return {
-      url: reverse('author-detail', { pk: author.id }, { request: ctx.request }),
-      id: author.id,
-      name: author.name,
-      country: author.country,
-      books: `${reverse('book-list', {}, { request: ctx.request })}?author=${author.id}`,
-    };
   }
 
   protected override itemName(): string {

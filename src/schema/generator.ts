@@ -11,10 +11,16 @@ import {
   RetrieveUpdateAPIView,
   RetrieveUpdateDestroyAPIView,
 } from '../views/generics.js';
-import { AllowAny } from '../permissions.js';
+import type { ApiRequest } from '../request.js';
 import { ObtainAuthToken } from '../authtoken/obtain-auth-token.js';
+import { SessionAuthentication } from '../authentication/session.js';
+import { LoginView, LogoutView } from '../sessions/views.js';
+import { PageNumberPagination } from '../pagination/page-number.js';
+import { CursorPagination } from '../pagination/cursor.js';
+import { Serializer, type Shape } from '../serializers/serializer.js';
 import { listVersions, type VersioningDescription } from '../versioning/describe.js';
 import { converterSchema, openapiPath } from './path-parameters.js';
+import { converters } from '../routing/converters.js';
 import { securitySchemeFor } from './security.js';
 import { toOpenAPI31 } from './json-schema.js';
 import type {
@@ -40,6 +46,12 @@ export interface SchemaGeneratorOptions {
   servers?: { url: string; description?: string }[];
   /** Only routes whose pattern starts with this (e.g. `api/`). */
   patternPrefix?: string;
+  /**
+   * drf-spectacular's `SCHEMA_PATH_PREFIX`: removed from paths before they
+   * become operation ids and tags (`/api/` makes `/api/books/` →
+   * `books_list`, tag `books`). Default: the common path of all routes.
+   */
+  pathPrefix?: string;
 }
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -80,18 +92,23 @@ export class SchemaGenerator {
     };
     const operationIds = new Set<string>();
     const registry = app.services.get('routes');
+    const endpoints: { route: CompiledRoute; view: APIView; info: ViewOpenAPI; path: string }[] = [];
     for (const route of registry.routes) {
       if (this.options.patternPrefix && !route.match.pattern.startsWith(this.options.patternPrefix)) continue;
       const view = route.view instanceof APIView ? route.view : new route.view();
       view.bind(app);
       const info = viewOpenAPI(view);
       if (info.exclude) continue;
-      const path = openapiPath(route.parts);
+      endpoints.push({ route, view, info, path: openapiPath(route.parts) });
+    }
+    const prefix = this.options.pathPrefix ?? commonPath(endpoints.map((e) => e.path));
+    for (const { route, view, info, path } of endpoints) {
       const item: OpenAPIPathItem = doc.paths[path] ?? {};
       const versions = listVersions(view);
+      const tokens = tokenizePath(path, prefix);
       for (const method of METHODS) {
         if (item[method] || !view.allowedMethods.includes(method.toUpperCase())) continue;
-        const op = this.operation(app, doc, route, view, method, info, versions);
+        const op = this.operation(app, doc, route, view, method, info, versions, tokens);
         op.operationId = unique(op.operationId, operationIds);
         item[method] = op;
       }
@@ -109,19 +126,31 @@ export class SchemaGenerator {
     method: Method,
     info: ViewOpenAPI,
     versions: VersioningDescription | null,
+    tokens: readonly string[] = [],
   ): OpenAPIOperation {
     const action = actionFor(view, method, route.parts);
     const parameters = this.pathParameters(route.parts, versions);
+    if (view instanceof GenericAPIView) typeLookupParameter(view, parameters);
     const paginator = view instanceof GenericAPIView ? view.paginator : null;
-    const isList = action === 'list';
+    const isList = action === 'list' || (method === 'get' && view instanceof GenericAPIView && isListView(view, route.parts) && !(view as { actionMap?: unknown }).actionMap);
     if (isList && paginator) parameters.push(...(paginator.schemaParameters(view) as OpenAPIParameterObject[]));
     const filterBackends = isList && view instanceof GenericAPIView ? view.filterBackendInstances : [];
     for (const backend of filterBackends) parameters.push(...(backend.schemaParameters(view) as OpenAPIParameterObject[]));
     parameters.push(...versionParameters(versions));
 
-    const itemSchema = info.itemSchema ?? {};
+    const serializer = !info.itemSchema && view instanceof GenericAPIView ? (view.serializer as Serializer<Shape> | undefined) : undefined;
+    const components = serializer ? this.serializerComponents(doc, serializer, view) : null;
+    let itemSchema = info.itemSchema ?? (components ? ref(components.response) : {});
+    const byVersion = !info.itemSchema && view instanceof GenericAPIView ? view.serializerByVersion : undefined;
+    if (byVersion && components) {
+      const refs = [...new Set([components.response, ...Object.values(byVersion).map((s) => this.serializerComponents(doc, s as Serializer<Shape>, view).response)])];
+      if (refs.length > 1) itemSchema = { oneOf: refs.map(ref) };
+    }
     let responseSchema: JsonSchema = isList ? { type: 'array', items: itemSchema } : itemSchema;
-    if (isList && paginator) responseSchema = paginator.paginatedResponseSchema(responseSchema);
+    if (isList && paginator) {
+      const page = paginator.paginatedResponseSchema(responseSchema);
+      responseSchema = components ? ref(register(doc, `Paginated${components.name}List`, page)) : page;
+    }
 
     const mediaTypes = responseMediaTypes(view, versions);
     const success = method === 'post' && action === 'create' ? '201' : method === 'delete' ? '204' : '200';
@@ -132,17 +161,21 @@ export class SchemaGenerator {
         : { description: '', content: contentFor(mediaTypes, responseSchema) };
 
     const op: OpenAPIOperation = {
-      operationId: operationId(view, action, isList),
+      operationId: operationId(tokens, method, isList),
       description: view.getViewDescription(),
-      tags: info.tags ?? tagFor(route.parts, versions),
+      tags: info.tags ?? [tokens[0] ?? 'root'],
       parameters,
       responses,
     };
     const summary = view.getViewName();
     if (summary) op.summary = summary;
     if (WRITE_METHODS.has(method)) {
-      const schema = info.requestSchema ?? info.itemSchema ?? { type: 'object' };
+      const schema =
+        info.requestSchema ??
+        info.itemSchema ??
+        (components ? ref(method === 'patch' ? components.patched : components.request) : { type: 'object' });
       op.requestBody = {
+        ...(components && method !== 'patch' ? { required: true } : {}),
         content: Object.fromEntries(view.policies.parsers.map((p) => [p.mediaType, { schema }])),
       };
     }
@@ -151,12 +184,22 @@ export class SchemaGenerator {
       .map((a) => securitySchemeFor(a, app.settings))
       .filter((s) => s !== null);
     for (const s of schemes) doc.components.securitySchemes[s.name] ??= s.scheme;
-    const open = view.policies.permissions.every((p) => p instanceof AllowAny);
+    const anonymous = allowsAnonymous(app, view, method);
     if (schemes.length > 0) {
       op.security = schemes.map((s) => ({ [s.name]: [] }));
-      if (open) op.security.push({});
+      if (anonymous) op.security.push({});
     }
-    const errors = errorResponses(method, action, WRITE_METHODS.has(method), !open, route.parts, mediaTypes);
+    const errors = errorResponses({
+      view,
+      method,
+      isList,
+      anonymous,
+      paginator,
+      parts: route.parts,
+      versions,
+      mediaTypes,
+      validationError: components ? ref(components.validationError) : ref(register(doc, 'ValidationError', GENERIC_VALIDATION_ERROR)),
+    });
     Object.assign(op.responses, errors);
     if (filterBackends.length > 0) {
       op.responses['400'] ??= { description: 'Invalid filter or search parameter: a map of parameter names to error messages.' };
@@ -168,6 +211,32 @@ export class SchemaGenerator {
     }
     const extra = info.operations?.[method];
     return extra ? { ...op, ...extra, responses: { ...op.responses, ...extra.responses } } : op;
+  }
+
+  /**
+   * The components of a serializer, named as drf-spectacular names them:
+   * `Book` (response), `BookRequest` and `PatchedBookRequest` when the request
+   * differs (read-only or write-only fields), else `Book` and `PatchedBook`;
+   * and `BookValidationError`, the 400 field map.
+   */
+  protected serializerComponents(
+    doc: OpenAPIDocument,
+    serializer: Serializer<Shape>,
+    view: APIView,
+  ): { name: string; response: string; request: string; patched: string; validationError: string } {
+    const name = serializer.name ?? componentName(view);
+    const responseSchema = serializer.objectSchema('response');
+    const requestSchema = serializer.objectSchema('request');
+    const split = JSON.stringify(responseSchema) !== JSON.stringify(requestSchema);
+    const response = register(doc, name, split ? responseSchema : requestSchema);
+    const request = split ? register(doc, `${name}Request`, requestSchema) : response;
+    const patched = register(doc, split ? `Patched${name}Request` : `Patched${name}`, serializer.objectSchema('partial'));
+    const validationError = register(doc, `${name}ValidationError`, serializer.errorSchema(this.nonFieldErrorsKey(view)));
+    return { name, response, request, patched, validationError };
+  }
+
+  private nonFieldErrorsKey(view: APIView): string {
+    return (view as { app?: AppContext }).app?.settings.NON_FIELD_ERRORS_KEY ?? 'non_field_errors';
   }
 
   /** Path parameters with converter types; the URL-path version gets its allowed values. */
@@ -227,15 +296,98 @@ function isListView(view: GenericAPIView, parts: readonly PatternPart[]): boolea
   return !(last && last.kind === 'param');
 }
 
-function operationId(view: APIView, action: string, isList: boolean): string {
+const METHOD_ACTIONS: Record<Method, string> = { get: 'retrieve', post: 'create', put: 'update', patch: 'partial_update', delete: 'destroy' };
+
+/** drf-spectacular's operation id: the path's words (no parameters, no prefix) and the action: `books_list`, `books_partial_update`. */
+function operationId(tokens: readonly string[], method: Method, isList: boolean): string {
+  const words = tokens.length > 0 ? tokens.map((t) => t.replace(/-/g, '_')) : ['root'];
+  return [...words, method === 'get' && isList ? 'list' : METHOD_ACTIONS[method]].join('_');
+}
+
+/**
+ * A `<pk>` route whose view converts its lookup value (`lookupValueConverter`,
+ * `int` for `id`) is documented with that converter's type, as
+ * drf-spectacular types it from the model field.
+ */
+function typeLookupParameter(view: GenericAPIView, parameters: OpenAPIParameterObject[]): void {
+  const name = view.lookupValueConverter ?? (view.lookupField === 'id' ? 'int' : 'str');
+  const converter = converters[name];
+  if (!converter) return;
+  const kwargs = [view.lookupUrlKwarg ?? view.lookupField, 'pk'];
+  for (const p of parameters) {
+    if (p.in !== 'path' || !kwargs.includes(p.name) || p.schema['type'] !== 'string' || p.schema['pattern'] || p.schema['format']) continue;
+    p.schema = converterSchema({ kind: 'param', name: p.name, converter, converterName: name });
+  }
+}
+
+/** drf-spectacular's `_tokenize_path`: the path without the prefix and parameters, split on `/`. */
+function tokenizePath(path: string, prefix: string): string[] {
+  let rest = path;
+  if (prefix && rest.toLowerCase().startsWith(prefix.toLowerCase())) rest = rest.slice(prefix.length);
+  rest = rest.replace(/\{[\w-]+\}/g, '');
+  return rest.split('/').filter((t) => t !== '');
+}
+
+/** Python's `os.path.commonpath` of the document's paths (drf-spectacular's default prefix). */
+function commonPath(paths: readonly string[]): string {
+  if (paths.length === 0) return '/';
+  const split = paths.map((p) => p.split('/').filter((s) => s !== ''));
+  const first = split[0]!;
+  let n = 0;
+  while (n < first.length && split.every((s) => s[n] === first[n] && !/^\{/.test(first[n]!))) n++;
+  return `/${first.slice(0, n).join('/')}`;
+}
+
+/** A component name from the view's name (`Book List` → `Book`), when the serializer has none. */
+function componentName(view: APIView): string {
   const words = view
     .getViewName()
-    .replace(/\b(List|Instance)$/, '')
+    .replace(/\b(List|Instance|View ?Set)$/, '')
     .split(/[^A-Za-z0-9]+/)
     .filter(Boolean);
-  let base = words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('') || 'Root';
-  if (isList && !base.endsWith('s')) base += 's';
-  return action.replace(/[^A-Za-z0-9]/g, '') + base;
+  return words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('') || 'Item';
+}
+
+function ref(name: string): JsonSchema {
+  return { $ref: `#/components/schemas/${name}` };
+}
+
+/** Adds a component (or finds the same one); a different schema under a taken name gets a number. */
+function register(doc: OpenAPIDocument, name: string, schema: JsonSchema): string {
+  const schemas = (doc.components.schemas ??= {});
+  const text = JSON.stringify(schema);
+  for (let i = 1; ; i++) {
+    const candidate = i === 1 ? name : `${name}${i}`;
+    const existing = schemas[candidate];
+    if (!existing) {
+      schemas[candidate] = schema;
+      return candidate;
+    }
+    if (JSON.stringify(existing) === text) return candidate;
+  }
+}
+
+const GENERIC_VALIDATION_ERROR: JsonSchema = {
+  type: 'object',
+  description: 'Field names (or `non_field_errors`) and their error messages.',
+  additionalProperties: {},
+};
+
+/**
+ * Whether an anonymous request with `method` passes every permission of the
+ * view (`IsAuthenticatedOrReadOnly` lets reads through). A permission that
+ * answers asynchronously or throws is taken as closed.
+ */
+function allowsAnonymous(app: AppContext, view: APIView, method: Method): boolean {
+  const user = app.settings.UNAUTHENTICATED_USER?.() ?? null;
+  const probe = { method: method.toUpperCase(), user, auth: null, query: {}, params: {}, headers: {}, app } as unknown as ApiRequest;
+  return view.policies.permissions.every((p) => {
+    try {
+      return p.hasPermission(probe, view) === true;
+    } catch {
+      return false;
+    }
+  });
 }
 
 function unique(id: string, seen: Set<string>): string {
@@ -243,16 +395,6 @@ function unique(id: string, seen: Set<string>): string {
   for (let i = 2; seen.has(out); i++) out = `${id}${i}`;
   seen.add(out);
   return out;
-}
-
-/** The first literal path segment (DRF's tag), skipping the version segment. */
-function tagFor(parts: readonly PatternPart[], versions: VersioningDescription | null): string[] {
-  for (const part of parts) {
-    if (part.kind !== 'text') continue;
-    const segment = part.text.split('/').find((s) => s !== '');
-    if (segment && !(versions?.versions.includes(segment))) return [segment];
-  }
-  return ['root'];
 }
 
 function versionParameters(versions: VersioningDescription | null): OpenAPIParameterObject[] {
@@ -287,23 +429,57 @@ function contentFor(mediaTypes: readonly string[], schema: JsonSchema): Record<s
   return Object.fromEntries(mediaTypes.map((t) => [t, { schema }]));
 }
 
-function errorResponses(
-  method: Method,
-  action: string,
-  writes: boolean,
-  guarded: boolean,
-  parts: readonly PatternPart[],
-  mediaTypes: readonly string[],
-): Record<string, OpenAPIResponse> {
-  const error = contentFor(mediaTypes, { $ref: '#/components/schemas/Error' });
+interface ErrorContext {
+  view: APIView;
+  method: Method;
+  isList: boolean;
+  anonymous: boolean;
+  paginator: unknown;
+  parts: readonly PatternPart[];
+  versions: VersioningDescription | null;
+  mediaTypes: readonly string[];
+  validationError: JsonSchema;
+}
+
+/**
+ * The errors an operation can answer, as the pipeline produces them: 400 on
+ * writes (the serializer's field map); 401 when the first authentication
+ * scheme has a `WWW-Authenticate` challenge and credentials can be missing or
+ * wrong, 403 when permissions can refuse or the first scheme has no challenge
+ * (DRF answers 403 then), or a session write may lack its CSRF token; 404 on
+ * objects, on invalid pages and cursors, and on a wrong version in the path;
+ * 429 when the view throttles.
+ */
+function errorResponses(c: ErrorContext): Record<string, OpenAPIResponse> {
+  const error = contentFor(c.mediaTypes, { $ref: '#/components/schemas/Error' });
   const out: Record<string, OpenAPIResponse> = {};
-  if (writes) out['400'] = { description: 'Invalid input: a map of field names to error messages.' };
-  if (guarded) {
+  const { authenticators, throttles } = c.view.policies;
+  if (WRITE_METHODS.has(c.method)) {
+    out['400'] = { description: 'Invalid input: a map of field names to error messages.', content: contentFor(c.mediaTypes, c.validationError) };
+  }
+  const first = authenticators[0];
+  const challenge = Boolean(first && typeof first.authenticateHeader === 'function' && !(first instanceof SessionAuthentication));
+  const credentialsCanFail = authenticators.length > 0;
+  if ((credentialsCanFail || !c.anonymous) && challenge) {
     out['401'] = { description: 'Authentication credentials were not provided or are invalid.', content: error };
+  }
+  const unsafe = WRITE_METHODS.has(c.method) || c.method === 'delete';
+  const csrf = unsafe && (authenticators.some((a) => a instanceof SessionAuthentication) || c.view instanceof LoginView || c.view instanceof LogoutView);
+  if (!c.anonymous || (credentialsCanFail && !challenge) || csrf) {
     out['403'] = { description: 'You do not have permission to perform this action.', content: error };
   }
-  if (parts.some((p) => p.kind === 'param') && action !== 'list' && method !== 'post') {
-    out['404'] = { description: 'Not found.', content: error };
+  const pathVersion = c.versions?.location === 'path';
+  const detail = c.parts.some((p) => p.kind === 'param' && !(pathVersion && p.name === c.versions?.name)) && !c.isList && c.method !== 'post';
+  const badPage = c.isList && (c.paginator instanceof PageNumberPagination || c.paginator instanceof CursorPagination);
+  if (detail || badPage || pathVersion) {
+    out['404'] = { description: badPage ? 'Not found, or an invalid page or cursor.' : 'Not found.', content: error };
+  }
+  if (throttles.length > 0) {
+    out['429'] = {
+      description: 'Request was throttled.',
+      headers: { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } } },
+      content: error,
+    };
   }
   return out;
 }
@@ -327,7 +503,17 @@ function describeObtainToken(op: OpenAPIOperation, view: ObtainAuthToken): void 
       description: 'The token of the user.',
       content: { 'application/json': { schema: { type: 'object', properties: { token: { type: 'string' } }, required: ['token'] } } },
     },
-    '400': { description: 'Unable to log in with provided credentials.' },
+    '400': {
+      description: 'Missing fields, or "Unable to log in with provided credentials." under non_field_errors.',
+      content: {
+        'application/json': {
+          schema: {
+            type: 'object',
+            properties: Object.fromEntries(['username', 'password', 'non_field_errors'].map((k) => [k, { type: 'array', items: { type: 'string' } }])),
+          },
+        },
+      },
+    },
   };
   delete op.security;
 }

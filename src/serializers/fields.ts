@@ -96,7 +96,7 @@ export class CharField extends Field<string, string> {
   valueSchema(_mode: SchemaMode): JsonSchema {
     const out: JsonSchema = { type: 'string' };
     setIf(out, 'maxLength', this.maxLength);
-    const min = this.minLength ?? (this.allowBlank ? undefined : this.readOnly ? undefined : 1);
+    const min = this.minLength ?? (this.allowBlank || this.readOnly || _mode === 'response' ? undefined : 1);
     setIf(out, 'minLength', min);
     return out;
   }
@@ -815,6 +815,30 @@ export class JSONField extends Field<unknown, unknown> {
   }
 }
 
+/**
+ * DRF's `SerializerMethodField`: a read-only value computed from the whole
+ * instance (and the request, for links); `schema` describes it for OpenAPI.
+ */
+export class SerializerMethodField<T> extends Field<never, T> {
+  readonly kind = 'field';
+  constructor(
+    readonly compute: (instance: never, ctx: FieldContext) => T,
+    private readonly schema: JsonSchema = {},
+    options: Omit<FieldOptions<never>, 'readOnly' | 'writeOnly' | 'default' | 'required' | 'source'> = {},
+  ) {
+    super({ ...options, readOnly: true, source: '*' });
+  }
+  toInternal(): never {
+    throw new TypeError('A computed field is read-only.');
+  }
+  toRepresentation(value: unknown, ctx: FieldContext): T {
+    return this.compute(value as never, ctx);
+  }
+  valueSchema(): JsonSchema {
+    return { ...this.schema };
+  }
+}
+
 // ------------------------------------------------------------------ factories
 
 /** A string (`CharField`): trimmed, not blank unless `allowBlank`, `minLength`/`maxLength`. */
@@ -890,6 +914,19 @@ export function dict<I, Out, const O extends DictOptions<I> = {}>(
 /** Any JSON value (`JSONField`). */
 export function json<const O extends FieldOptions<unknown> = {}>(options?: O): FieldOf<O, unknown, unknown> {
   return new JSONField(options) as unknown as FieldOf<O, unknown, unknown>;
+}
+
+/** A read-only value computed from the instance (`SerializerMethodField`); `schema` is its JSON Schema. */
+export function computed<I, T>(
+  compute: (instance: I, ctx: FieldContext) => T,
+  schema: JsonSchema = {},
+  options: Omit<FieldOptions<never>, 'readOnly' | 'writeOnly' | 'default' | 'required' | 'source'> = {},
+): Field<never, T, { readOnly: true; writeOnly: false; optional: true }> {
+  return new SerializerMethodField(compute as (instance: never, ctx: FieldContext) => T, schema, options) as unknown as Field<
+    never,
+    T,
+    { readOnly: true; writeOnly: false; optional: true }
+  >;
 }
 
 export type { AnyField };

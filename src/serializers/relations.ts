@@ -133,8 +133,8 @@ export class SlugRelatedField<R> extends RelatedField<R, string> {
 // ------------------------------------------------------------------ hyperlinks
 
 export interface HyperlinkOptions {
-  /** The route name of the detail view (`author-detail`, `versioned:book-detail`). */
-  viewName: string;
+  /** The route name of the detail view (`author-detail`, `versioned:book-detail`), or a function of the request giving it. */
+  viewName: string | ((request: ApiRequest) => string);
   /** The attribute of the object the URL carries (default `id`). */
   lookupField?: string;
   /** The route parameter that holds it (default `pk`, as routers name it). */
@@ -147,7 +147,8 @@ function hyperlink(options: Required<HyperlinkOptions>, key: unknown, ctx: Field
   if (!ctx.request) {
     throw new TypeError(`A hyperlinked field needs the request to build its URL (view "${options.viewName}").`);
   }
-  return reverse(options.viewName, { [options.lookupUrlKwarg]: key as string | number }, { request: ctx.request });
+  const name = typeof options.viewName === 'function' ? options.viewName(ctx.request) : options.viewName;
+  return reverse(name, { [options.lookupUrlKwarg]: key as string | number }, { request: ctx.request });
 }
 
 /**
@@ -204,7 +205,8 @@ export class HyperlinkedRelatedField<R> extends RelatedField<R, string> {
     const found = request.app.services.get('routes').resolve(path);
     if (!found) this.fail('no_match');
     const scheme = request.versioningScheme;
-    const expected = scheme instanceof NamespaceVersioning && request.version ? `${request.version}:${this.link.viewName}` : this.link.viewName;
+    const viewName = typeof this.link.viewName === 'function' ? this.link.viewName(request) : this.link.viewName;
+    const expected = scheme instanceof NamespaceVersioning && request.version ? `${request.version}:${viewName}` : viewName;
     if (found.route.match.viewName !== expected) this.fail('incorrect_match');
     const key = found.params[this.link.lookupUrlKwarg];
     if (key === undefined) this.fail('does_not_exist');

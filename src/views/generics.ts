@@ -57,6 +57,12 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
    * validated input type.
    */
   serializer?: S;
+  /**
+   * Serializers for some versions (`{ v1: BookV1Serializer }`): a request of
+   * that version renders with it instead of `serializer`, and OpenAPI shows
+   * each shape.
+   */
+  serializerByVersion?: Readonly<Record<string, AnySerializer>>;
 
   /** Filter backends run by `filterQueryset`, in order; `undefined` = DEFAULT_FILTER_BACKENDS. */
   filterBackends?: readonly FilterBackendClass[];
@@ -101,7 +107,9 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
 
   /** The JSON form of one item (the serializer's, if any); the request is in `ctx` for building links. */
   serialize(item: T, ctx: SerializeContext): unknown {
-    return this.serializer ? this.serializer.toRepresentation(item, ctx) : item;
+    const byVersion = this.serializerByVersion && ctx.request.version !== null ? this.serializerByVersion[ctx.request.version] : undefined;
+    const serializer = byVersion ?? this.serializer;
+    return serializer ? serializer.toRepresentation(item, ctx) : item;
   }
 
   serializeMany(items: readonly T[], req: ApiRequest): unknown[] {

@@ -30,7 +30,7 @@ describe('GET /openapi.json', () => {
   it('lists page and page_size with descriptions on the page-number list only', async () => {
     const { doc } = await fetchDocument();
     const list = doc.paths['/items/']!.get!;
-    expect(list.operationId).toBe('listItems');
+    expect(list.operationId).toBe('items_list');
     expect(list.parameters).toEqual([
       { name: 'page', required: false, in: 'query', description: 'A page number within the paginated result set.', schema: { type: 'integer' } },
       { name: 'page_size', required: false, in: 'query', description: 'Number of results to return per page.', schema: { type: 'integer' } },
