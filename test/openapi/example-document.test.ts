@@ -99,9 +99,11 @@ describe('the example service\'s OpenAPI document', () => {
     expect(books.get!.security).toEqual([{ cookieAuth: [] }, { basicAuth: [] }, { tokenAuth: [] }, {}]);
     expect(books.post!.security).toEqual([{ cookieAuth: [] }, { basicAuth: [] }, { tokenAuth: [] }]);
     // Session is the first scheme: DRF answers 403, never 401, on this API.
-    expect(Object.keys(books.get!.responses).sort()).toEqual(['200', '403', '404']);
+    // 400: an invalid filter value or search (the filter backends).
+    expect(Object.keys(books.get!.responses).sort()).toEqual(['200', '400', '403', '404']);
     expect(Object.keys(books.post!.responses).sort()).toEqual(['201', '400', '403']);
-    expect(Object.keys(doc.paths['/api/authors/']!.get!.responses).sort()).toEqual(['200', '403']);
+    expect(Object.keys(doc.paths['/api/authors/']!.get!.responses)).not.toContain('404');
+    expect(Object.keys(doc.paths['/api/authors/{pk}/']!.get!.responses).sort()).toEqual(['200', '403', '404']);
     expect(Object.keys(doc.paths['/auth/basic/']!.get!.responses).sort()).toEqual(['200', '401', '403']);
     expect(doc.paths['/auth/throttled/']!.get!.responses['429']).toMatchObject({ headers: { 'Retry-After': { schema: { type: 'integer' } } } });
   });
@@ -179,14 +181,20 @@ describe('the example service\'s OpenAPI document', () => {
       roundTrip(base: string, username: string, password: string): Promise<{
         statuses: Record<string, number>;
         listed: string[];
+        years: number[];
+        searched: string[];
         created: { id: number; title: string; author: string };
         saved: { title: string; author: string; year: number };
         gone: number;
       }>;
     };
     const out = await roundTrip(address, DEMO_USER.username, DEMO_USER.password);
-    expect(out.statuses).toEqual({ login: 200, list: 200, create: 201, retrieve: 200, update: 200, partial_update: 200, destroy: 204 });
+    expect(out.statuses).toEqual({ login: 200, list: 200, search: 200, create: 201, retrieve: 200, update: 200, partial_update: 200, destroy: 204 });
     expect(out.listed.length).toBe(5);
+    expect(out.years).toEqual([...out.years].sort((a, b) => b - a));
+    expect(out.searched.length).toBeGreaterThan(0);
+    expect(out.searched.every((t) => t.toLowerCase().includes(out.listed[0]!.toLowerCase()))).toBe(true);
+    expect(out.searched).toEqual([...out.searched].sort());
     expect(out.created.title).toBe('Typed client');
     expect(out.saved).toEqual({ title: 'Typed client, revised', author: out.created.author, year: 2026 });
     expect(out.gone).toBe(404);

@@ -7,6 +7,8 @@ import { createClient } from './typed-fetch.js';
 export interface RoundTrip {
   statuses: Record<string, number>;
   listed: string[];
+  years: number[];
+  searched: string[];
   created: { id: number; title: string; author: string };
   saved: { title: string; author: string; year: number };
   gone: number;
@@ -19,11 +21,15 @@ export async function roundTrip(baseUrl: string, username: string, password: str
   const api = createClient(baseUrl, { headers: { authorization: `Token ${login.data.token}` } });
   const statuses: Record<string, number> = { login: login.status };
 
-  const page = await api.request('get', '/api/books/', { query: { page: 1, page_size: 5 } });
+  const page = await api.request('get', '/api/books/', { query: { page: 1, page_size: 5, ordering: ['-year', 'id'] } });
   statuses['list'] = page.status;
   const first = page.data?.results[0];
   if (!first) throw new Error('no books');
   const listed = (page.data?.results ?? []).map((book) => book.title);
+  const years = (page.data?.results ?? []).map((book) => book.year);
+  const found = await api.request('get', '/api/books/', { query: { search: first.title, ordering: ['title'] } });
+  statuses['search'] = found.status;
+  const searched = (found.data?.results ?? []).map((book) => book.title);
 
   const created = await api.request('post', '/api/books/', {
     body: { title: 'Typed client', author: first.author, year: 2025, isbn: '9780000000002' },
@@ -51,6 +57,8 @@ export async function roundTrip(baseUrl: string, username: string, password: str
   return {
     statuses,
     listed,
+    years,
+    searched,
     created: { id, title: created.data.title, author: created.data.author },
     saved: { title: saved.data.title, author: saved.data.author, year: saved.data.year },
     gone: after.status,

@@ -32,7 +32,8 @@ export function createClient(baseUrl: string, defaults: { headers?: Record<strin
       for (const [name, value] of Object.entries(pathParams)) url = url.replace(`{${name}}`, encodeURIComponent(String(value)));
       const query = new URLSearchParams();
       const params: Record<string, unknown> = options.query ?? {};
-      for (const [name, value] of Object.entries(params)) if (value !== undefined) query.set(name, String(value));
+      // Arrays are form style without explode (`ordering=-year,id`), as the document declares.
+      for (const [name, value] of Object.entries(params)) if (value !== undefined) query.set(name, Array.isArray(value) ? value.join(',') : String(value));
       const qs = query.toString();
       const headers: Record<string, string> = { accept: 'application/json', ...defaults.headers, ...options.headers };
       if (options.body !== undefined) headers['content-type'] = 'application/json';
