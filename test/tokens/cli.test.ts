@@ -64,7 +64,7 @@ describe.each(testDatabases())('trestle token on $name', ({ freshUrl }) => {
     const tokens = new TokenStore(database.db, { secret: TEST_SECRET });
     const before = (await trestle(['token', 'alice'])).stdout.trim();
     const reset = await trestle(['token', 'alice', '-r']);
-    expect(reset.code).toBe(0);
+    expect(reset.code, reset.stderr).toBe(0);
     expect(reset.stdout).toMatch(KEY_LINE);
     const after = reset.stdout.trim();
     expect(after).not.toBe(before);

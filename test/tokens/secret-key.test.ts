@@ -1,6 +1,8 @@
 import { execFile } from 'node:child_process';
 import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
+import { PassThrough } from 'node:stream';
+import { main } from '../../src/cli/main.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -68,4 +70,19 @@ describe('resolveSecretKey', () => {
     expect(readdirSync(data)).toEqual(['secret_key']);
     expect(statSync(join(data, 'secret_key')).mode & 0o777).toBe(0o600);
   }, 120_000);
+
+  it('trestle token under NODE_ENV=production without SECRET_KEY refuses, and writes no key file', async () => {
+    const dir = tempDir();
+    const stderr = new PassThrough();
+    let err = '';
+    stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+    const io = { stdin: new PassThrough(), stdout: new PassThrough(), stderr };
+    const env = { DATABASE_URL: `sqlite:${join(dir, 'db.sqlite3')}` };
+    expect(await main(['migrate'], io, dir, env)).toBe(0);
+    expect(await main(['token', '--all'], io, dir, { ...env, NODE_ENV: 'production' })).toBe(1);
+    expect(err).toBe(
+      'trestle token: SECRET_KEY is not set and DEBUG is false (the default when NODE_ENV=production): set the SECRET_KEY environment variable to the key the server uses.\n',
+    );
+    expect(() => statSync(join(dir, 'data', 'secret_key'))).toThrow();
+  });
 });

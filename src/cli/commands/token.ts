@@ -4,6 +4,7 @@ import type { Command, CommandContext } from '../command.js';
 import { CliError, UsageError } from '../command.js';
 import { resolveSettings } from '../../settings.js';
 import { resolveSecretKey } from '../../secret-key.js';
+import { settingsFromEnvironment } from './serve.js';
 import { TokenStore } from '../../authtoken/token-store.js';
 import { TokenError } from '../../authtoken/errors.js';
 import { UserNotFound } from '../../users/errors.js';
@@ -67,7 +68,13 @@ export const tokenCommand: Command = {
 /** The token store with the project's settings and the secret the server uses. */
 export async function openTokens(ctx: CommandContext): Promise<{ tokens: TokenStore; users: UserStore }> {
   const [project, users, database] = await Promise.all([ctx.project(), ctx.users(), ctx.database()]);
-  const settings = resolveSettings(project.config.settings ?? {});
+  // The same settings `trestle serve` builds, so both use one key; production never falls back to the key file.
+  const settings = resolveSettings(settingsFromEnvironment(project.config.settings ?? {}, ctx.env));
+  if (!settings.DEBUG && !settings.SECRET_KEY) {
+    throw new CliError(
+      'SECRET_KEY is not set and DEBUG is false (the default when NODE_ENV=production): set the SECRET_KEY environment variable to the key the server uses.',
+    );
+  }
   const tokens = new TokenStore(database.db, {
     secret: () => resolveSecretKey(settings, join(ctx.cwd, 'data'), { env: ctx.env, warn: ctx.warn }),
     mode: settings.TOKEN_MODE,
