@@ -79,7 +79,7 @@ const KEYS = {
 async function djangoUsers(): Promise<DjangoUser[]> {
   // BCryptSHA256PasswordHasher: bcrypt over the hex SHA-256 of the password.
   const sha = createHash('sha256').update('long passphrase that bcrypt alone would cut at 72 bytes '.repeat(2)).digest('hex');
-  const bcryptSha256 = `bcrypt_sha256$${await bcryptHash(sha, { cost: 4 })}`;
+  const bcryptSha256 = `bcrypt_sha256$${await bcryptHash(sha, 4)}`;
   // Argon2PasswordHasher: "argon2" + argon2's own PHC string (cheap parameters: the suite is about the format).
   const argon2id = `argon2${await argon2Hash('secret', { algorithm: Algorithm.Argon2id, memoryCost: 64, timeCost: 1, parallelism: 1 })}`;
   return [
