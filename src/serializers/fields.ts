@@ -219,11 +219,9 @@ const RANGE_MESSAGES = {
   max_string_length: 'String value too large.',
 };
 
-/** DRF's `IntegerField`: integers, and strings like `"12"` or `"12.0"`; `12.5` is refused. */
-export class IntegerField extends Field<number, number> {
-  readonly kind = 'integer';
+/** What IntegerField and FloatField share: `minValue`/`maxValue`, their OpenAPI bounds and their `limits()`. */
+abstract class RangedNumberField extends Field<number, number> {
   override readonly inputType = 'number';
-  static override defaultMessages: Readonly<Record<string, string>> = { invalid: 'A valid integer is required.', ...RANGE_MESSAGES };
   readonly minValue: number | undefined;
   readonly maxValue: number | undefined;
   constructor(options: NumberOptions = {}) {
@@ -231,6 +229,26 @@ export class IntegerField extends Field<number, number> {
     this.minValue = options.minValue;
     this.maxValue = options.maxValue;
   }
+  /** The JSON Schema type of the value, before its bounds. */
+  protected abstract numberSchema(): JsonSchema;
+  valueSchema(): JsonSchema {
+    const out = this.numberSchema();
+    setIf(out, 'minimum', this.minValue);
+    setIf(out, 'maximum', this.maxValue);
+    return out;
+  }
+  override limits(): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    setIf(out, 'min_value', this.minValue);
+    setIf(out, 'max_value', this.maxValue);
+    return out;
+  }
+}
+
+/** DRF's `IntegerField`: integers, and strings like `"12"` or `"12.0"`; `12.5` is refused. */
+export class IntegerField extends RangedNumberField {
+  readonly kind = 'integer';
+  static override defaultMessages: Readonly<Record<string, string>> = { invalid: 'A valid integer is required.', ...RANGE_MESSAGES };
   toInternal(value: unknown): number {
     let n: number;
     if (typeof value === 'string') {
@@ -251,34 +269,17 @@ export class IntegerField extends Field<number, number> {
   toRepresentation(value: unknown): number {
     return typeof value === 'number' ? Math.trunc(value) : Number.parseInt(String(value), 10);
   }
-  valueSchema(): JsonSchema {
-    const out: JsonSchema = { type: 'integer' };
-    setIf(out, 'minimum', this.minValue);
-    setIf(out, 'maximum', this.maxValue);
-    return out;
-  }
-  override limits(): Record<string, unknown> {
-    const out: Record<string, unknown> = {};
-    setIf(out, 'min_value', this.minValue);
-    setIf(out, 'max_value', this.maxValue);
-    return out;
+  protected numberSchema(): JsonSchema {
+    return { type: 'integer' };
   }
 }
 
 const FLOAT_RE = /^\s*[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?\s*$/;
 
 /** DRF's `FloatField`: numbers and numeric strings (`"1e3"`); NaN and infinities are refused (JSON has none). */
-export class FloatField extends Field<number, number> {
+export class FloatField extends RangedNumberField {
   readonly kind = 'float';
-  override readonly inputType = 'number';
   static override defaultMessages: Readonly<Record<string, string>> = { invalid: 'A valid number is required.', ...RANGE_MESSAGES };
-  readonly minValue: number | undefined;
-  readonly maxValue: number | undefined;
-  constructor(options: NumberOptions = {}) {
-    super(options);
-    this.minValue = options.minValue;
-    this.maxValue = options.maxValue;
-  }
   toInternal(value: unknown): number {
     let n: number;
     if (typeof value === 'string') {
@@ -295,17 +296,8 @@ export class FloatField extends Field<number, number> {
   toRepresentation(value: unknown): number {
     return Number(value);
   }
-  valueSchema(): JsonSchema {
-    const out: JsonSchema = { type: 'number', format: 'double' };
-    setIf(out, 'minimum', this.minValue);
-    setIf(out, 'maximum', this.maxValue);
-    return out;
-  }
-  override limits(): Record<string, unknown> {
-    const out: Record<string, unknown> = {};
-    setIf(out, 'min_value', this.minValue);
-    setIf(out, 'max_value', this.maxValue);
-    return out;
+  protected numberSchema(): JsonSchema {
+    return { type: 'number', format: 'double' };
   }
 }
 
