@@ -71,6 +71,12 @@ const EXTRA_METHODS = METHODS.filter((m) => m !== 'CONNECT' && !ROUTE_METHODS.in
 /** Incoming `X-Request-Id` values kept as the request id; anything else gets a fresh UUID. */
 const REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 
+/** The start-up warning for a PAGE_SIZE without a pagination class (DRF's check W001, same words). */
+export const PAGE_SIZE_WITHOUT_CLASS =
+  'You have specified a default PAGE_SIZE pagination rest_framework setting, without specifying also a ' +
+  'DEFAULT_PAGINATION_CLASS. The default for DEFAULT_PAGINATION_CLASS is None (no pagination): set ' +
+  'DEFAULT_PAGINATION_CLASS too, or, to define PAGE_SIZE globally whilst setting paginationClass per view, ignore this warning.';
+
 /**
  * Builds a Fastify instance that serves the given routes through Trestle's
  * pipeline. What the app has is what it is given here: settings, routes,
@@ -79,7 +85,10 @@ const REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
  * ordering, production without SECRET_KEY, …) rejects the returned promise.
  *
  * @example
- * const app = await createApp({ settings: { PAGE_SIZE: 20 }, routes: [path('items/', ItemList)] });
+ * const app = await createApp({
+ *   settings: { DEFAULT_PAGINATION_CLASS: PageNumberPagination, PAGE_SIZE: 20 },
+ *   routes: [path('items/', ItemList)],
+ * });
  * await app.listen({ port: 8000 });
  */
 export async function createApp(options: CreateAppOptions = {}): Promise<TrestleApp> {
@@ -121,6 +130,10 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Trestle
     secretKey: () => (secret ??= resolveSecretKey(settings, dataDir, { warn: (m) => fastify.log.warn(m) })),
   };
   fastify.decorate('trestle', app);
+  // DRF's system check rest_framework.W001: a PAGE_SIZE alone pages nothing.
+  if (settings.PAGE_SIZE !== null && settings.DEFAULT_PAGINATION_CLASS === null) {
+    fastify.log.warn(PAGE_SIZE_WITHOUT_CLASS);
+  }
 
   if (options.database) registerDataServices(services, options.database, options.users ? { users: options.users } : {});
   else if (options.users) services.set('users', options.users);

@@ -5,7 +5,8 @@ import { Writable } from 'node:stream';
 import type { Kysely } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 // From the module itself, not the package entry: importing decides nothing.
-import { createApp, type TrestleApp } from '../../src/app.js';
+import { createApp, PAGE_SIZE_WITHOUT_CLASS, type TrestleApp } from '../../src/app.js';
+import { PageNumberPagination } from '../../src/pagination/page-number.js';
 import { path } from '../../src/routing/routes.js';
 import { APIView } from '../../src/views/api-view.js';
 import { ListAPIView } from '../../src/views/generics.js';
@@ -146,6 +147,23 @@ describe('logging', () => {
     const replaced = await a.inject({ url: '/missing/', headers: { 'x-request-id': 'bad id\twith spaces' } });
     expect(replaced.statusCode).toBe(404);
     expect(replaced.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('PAGE_SIZE without DEFAULT_PAGINATION_CLASS is a start-up warning, as DRF\'s check W001', async () => {
+    const alone = capture();
+    const a = await app({ settings: { PAGE_SIZE: 20 }, routes: [path('ok/', Ok)], logger: { level: 'info', stream: alone.stream } });
+    const warning = alone.lines.find((l) => l['level'] === 40);
+    expect(warning?.['msg']).toBe(PAGE_SIZE_WITHOUT_CLASS);
+    // The app still answers: the setting only has no effect.
+    const res = await a.inject({ url: '/ok/' });
+    expect(res.statusCode).toBe(200);
+    const both = capture();
+    await app({
+      settings: { PAGE_SIZE: 20, DEFAULT_PAGINATION_CLASS: PageNumberPagination },
+      routes: [path('ok/', Ok)],
+      logger: { level: 'info', stream: both.stream },
+    });
+    expect(both.lines.filter((l) => l['level'] === 40)).toEqual([]);
   });
 
   it('a 500 is logged with its stack and the request id', async () => {
