@@ -1,5 +1,6 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawRequest } from '../helpers/raw-http.js';
 import { APIView, ApiRequest, AllowAny, createApp, path, reverse, type TrestleApp } from '../../src/index.js';
 
 class Links extends APIView {
@@ -20,20 +21,7 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-/** Sends raw bytes and returns the status, the lower-cased head and the body. */
-function raw(text: string): Promise<{ status: number; head: string; body: string }> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1', () => socket.write(text));
-    let out = '';
-    socket.on('data', (d) => (out += d));
-    socket.on('error', reject);
-    socket.on('close', () => {
-      const at = out.indexOf('\r\n\r\n');
-      const head = out.slice(0, at);
-      resolve({ status: Number(head.split(' ')[1]), head: head.toLowerCase(), body: out.slice(at + 4) });
-    });
-  });
-}
+const raw = (text: string) => rawRequest(port, text);
 
 describe('duplicate singleton headers', () => {
   it('two Host headers are a JSON 400', async () => {

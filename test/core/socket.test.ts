@@ -1,5 +1,6 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawRequest } from '../helpers/raw-http.js';
 import { APIView, createApp, path, type TrestleApp } from '../../src/index.js';
 
 class Ok extends APIView {
@@ -19,25 +20,13 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-/** Sends raw bytes and returns [status line, headers, body]. */
-function raw(text: string): Promise<{ status: number; headers: string; body: string }> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1', () => socket.write(text));
-    let out = '';
-    socket.on('data', (d) => (out += d));
-    socket.on('error', reject);
-    socket.on('close', () => {
-      const [head = '', body = ''] = out.split('\r\n\r\n');
-      resolve({ status: Number(head.split(' ')[1]), headers: head.toLowerCase(), body });
-    });
-  });
-}
+const raw = (text: string) => rawRequest(port, text);
 
 describe('malformed requests over a real socket', () => {
   it('HTTP/1.1 without a Host header is a JSON 400 from the host check', async () => {
     const res = await raw('GET /ok/ HTTP/1.1\r\nConnection: close\r\n\r\n');
     expect(res.status).toBe(400);
-    expect(res.headers).toContain('content-type: application/json');
+    expect(res.head).toContain('content-type: application/json');
     expect(JSON.parse(res.body)).toEqual({ detail: "Invalid HTTP_HOST header: ''. The domain name provided is not valid according to RFC 1034/1035." });
   });
 
@@ -50,14 +39,14 @@ describe('malformed requests over a real socket', () => {
   it('a request line that does not parse is a JSON 400', async () => {
     const res = await raw('GARBAGE\r\n\r\n');
     expect(res.status).toBe(400);
-    expect(res.headers).toContain('content-type: application/json');
+    expect(res.head).toContain('content-type: application/json');
     expect(JSON.parse(res.body)).toEqual({ detail: 'Malformed request.' });
   });
 
   it('a well-formed request with an allowed host works', async () => {
     const res = await raw(`GET /ok/ HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`);
     expect(res.status).toBe(200);
-    expect(res.headers).toContain('content-type: application/json');
+    expect(res.head).toContain('content-type: application/json');
     expect(JSON.parse(res.body)).toEqual({ ok: true });
   });
 });
