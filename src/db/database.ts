@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import type { ConnectionOptions } from 'node:tls';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, SqliteQueryCompiler, type QueryCompiler, type SqliteDatabase } from 'kysely';
 import type { DB } from './schema.js';
 import type { DialectName } from './dialect.js';
 import { DEFAULT_DATABASE_URL, parseDatabaseUrl, redactUrl, urlPassword } from './url.js';
@@ -98,8 +98,32 @@ function openSqlite(url: string, filename: string, busyTimeoutMs: number): Datab
   } catch (err) {
     throw connectError(url, err);
   }
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const db = new Kysely<DB>({ dialect: new TrestleSqliteDialect({ database: withStatementCache(sqlite) }) });
   return makeDatabase(db, 'sqlite', url);
+}
+
+/**
+ * Parameters are compiled as `+?` instead of `?`. SQLite compiled with STAT4
+ * (better-sqlite3 is) marks a statement "expired" whenever a parameter the
+ * planner looked at is bound again — an indexed `col = ?`, `LIMIT ?` — once
+ * the database has statistics (ANALYZE, `PRAGMA optimize`), and every run
+ * then prepares it afresh: the token lookup took 17 µs instead of 5. A unary
+ * plus leaves the value, its type and affinity as they are and indexes still
+ * apply to `col = +?`; the planner just no longer re-plans per value. See
+ * docs/decisions.md.
+ */
+export const SQLITE_PARAMETER = '+?';
+
+class TrestleSqliteQueryCompiler extends SqliteQueryCompiler {
+  protected override getCurrentParameterPlaceholder(): string {
+    return SQLITE_PARAMETER;
+  }
+}
+
+class TrestleSqliteDialect extends SqliteDialect {
+  override createQueryCompiler(): QueryCompiler {
+    return new TrestleSqliteQueryCompiler();
+  }
 }
 
 /** Distinct SQL texts whose prepared statements are kept per SQLite connection. */

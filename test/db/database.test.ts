@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/database.js';
@@ -51,6 +52,42 @@ describe('openDatabase on SQLite', () => {
     } finally {
       if (previous === undefined) delete process.env['DATABASE_URL'];
       else process.env['DATABASE_URL'] = previous;
+    }
+  });
+});
+
+describe('SQLite parameters', () => {
+  it('are compiled as +?: indexes still apply, values compare as with a bare ?, and LIMIT/OFFSET take them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'trestle-param-'));
+    dirs.push(dir);
+    const file = join(dir, 'p.sqlite3');
+    const database = await openDatabase(`sqlite:${file}`);
+    const reference = new BetterSqlite3(file, { readonly: true });
+    try {
+      const db = database.db;
+      await sql`create table p (id integer primary key, code text not null, n integer not null)`.execute(db);
+      await sql`create unique index p_code on p (code)`.execute(db);
+      for (let i = 1; i <= 200; i++) await sql`insert into p (code, n) values (${`c${i}`}, ${i})`.execute(db);
+      // Statistics with STAT4 samples: the state in which a bare ? made SQLite re-plan on every run.
+      await sql`analyze`.execute(db);
+      const byCode = (code: unknown) => db.selectFrom('p' as never).select(['id' as never]).where('code' as never, '=', code as never);
+      expect(byCode('c7').compile().sql).toBe('select "id" from "p" where "code" = +?');
+      const plan = await sql.raw<{ detail: string }>(`explain query plan select id from p where code = +'c7'`).execute(db);
+      expect(plan.rows.map((r) => r.detail).join(' ')).toMatch(/USING (COVERING )?INDEX p_code/);
+      expect((await byCode('c7').execute()) as unknown).toEqual([{ id: 7 }]);
+      // Every comparison answers as with a bare ? (affinity included): numbers against text, strings against integers.
+      await sql`insert into p (code, n) values ('42', 4200)`.execute(db);
+      for (const [column, value] of [['code', 42], ['code', '42'], ['n', '12'], ['n', 12], ['n', '12.0'], ['code', 'c9']] as const) {
+        const bare = reference.prepare(`select id from p where ${column} = ? order by id`).all(value);
+        const plus = await db.selectFrom('p' as never).select(['id' as never]).where(column as never, '=', value as never).orderBy('id' as never).execute();
+        expect({ column, value, rows: plus }).toEqual({ column, value, rows: bare });
+      }
+      const page = db.selectFrom('p' as never).select(['id' as never]).orderBy('id' as never).limit(3).offset(10);
+      expect(page.compile().sql).toBe('select "id" from "p" order by "id" limit +? offset +?');
+      expect((await page.execute()) as unknown).toEqual([{ id: 11 }, { id: 12 }, { id: 13 }]);
+    } finally {
+      reference.close();
+      await database.close();
     }
   });
 });

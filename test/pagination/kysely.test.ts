@@ -197,7 +197,7 @@ describe.each(testDatabases())('pagination over a Kysely builder on $name', ({ n
       const notNull = (field: string) => ({ field, descending: true, nullsFirst: false, nullable: false });
       const nullable = (field: string) => ({ field, descending: true, nullsFirst: false, nullable: true });
       const seekSql = (terms: OrderTerm[]) => all().where(keysetPredicate(terms, ['2024-01-01', 3])).compile().sql;
-      expect(seekSql([notNull('created'), notNull('id')])).toMatch(/\("created", "id"\) < \((\?|\$\d+), (\?|\$\d+)\)/);
+      expect(seekSql([notNull('created'), notNull('id')])).toMatch(/\("created", "id"\) < \((\+\?|\$\d+), (\+\?|\$\d+)\)/);
       expect(seekSql([nullable('created'), notNull('id')])).toMatch(/"created" is null/);
     });
   });
