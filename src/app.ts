@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
-import fastifyCookie from '@fastify/cookie';
 import { METHODS } from 'node:http';
 import type { AppContext, ServiceMap } from './context.js';
 import { Services } from './context.js';
@@ -107,15 +106,15 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Trestle
     // Tokens, cursors and query strings may be long; keep Fastify's limit generous.
     routerOptions: { maxParamLength: 500 },
     // A path that is not valid percent-encoding is the client's mistake: JSON 400.
-    frameworkErrors: (_error, _req, reply) => sendError(reply, new ParseError('Malformed request path.')),
+    frameworkErrors: (_error, req, reply) => sendError(reply.header('x-request-id', req.id), new ParseError('Malformed request path.')),
     // Node would answer a missing Host with an empty 400; let the host check answer in JSON.
     http: { requireHostHeader: false, ...serverTimeouts(settings) },
     requestTimeout: milliseconds(settings.REQUEST_TIMEOUT),
     connectionTimeout: milliseconds(settings.IDLE_TIMEOUT),
     keepAliveTimeout: milliseconds(settings.KEEP_ALIVE_TIMEOUT),
     clientErrorHandler: onClientError,
-    // `GET http://host/path` (absolute form): route the path, judge the named host.
-    rewriteUrl: originFormTarget,
+    // Called for every request before routing: the target in origin form, and the Content-Type hidden from Fastify.
+    rewriteUrl: prepareRequest,
   });
   for (const method of EXTRA_METHODS) {
     if (!fastify.supportedMethods.includes(method)) fastify.addHttpMethod(method, { hasBody: true });
@@ -158,37 +157,6 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Trestle
   fastify.addContentTypeParser('multipart/form-data', (request: FastifyRequest, payload: import('node:stream').Readable) =>
     readMultipart(payload, request.headers, multipartLimits),
   );
-  const dropUploads = (request: FastifyRequest, _reply: unknown, done: () => void) => {
-    if (request.body instanceof MultipartBody) request.body.cleanup();
-    done();
-  };
-  fastify.addHook('onResponse', dropUploads);
-  fastify.addHook('onRequestAbort', (request, done) => dropUploads(request, null, done));
-  // Fastify rejects a malformed Content-Type with its own 415 before any
-  // route runs. Hide the header from Fastify's body reader and put it back
-  // afterwards, so the view's parsers (and only when data is read) decide.
-  fastify.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    // Node keeps the first of two Host or Authorization headers silently; which one was meant is unknowable.
-    const duplicate = duplicatedSingletonHeader(request.raw.rawHeaders);
-    if (duplicate !== null) {
-      sendError(reply, new ParseError(`Duplicate ${duplicate} header.`));
-      return;
-    }
-    const ct = request.headers['content-type'];
-    if (ct !== undefined && !STREAMED_MULTIPART.test(ct)) {
-      (request as unknown as Record<symbol, unknown>)[ORIGINAL_CONTENT_TYPE] = ct;
-      request.headers['content-type'] = 'application/octet-stream';
-    }
-    done();
-  });
-  fastify.addHook('preValidation', (request, _reply, done) => {
-    const ct = (request as unknown as Record<symbol, unknown>)[ORIGINAL_CONTENT_TYPE];
-    if (ct !== undefined) request.headers['content-type'] = ct as string;
-    done();
-  });
-
-  await fastify.register(fastifyCookie);
 
   // The caller's setup first, so the parts below see every service it registers.
   if (options.setup) await options.setup(app);
@@ -219,6 +187,9 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Trestle
   fastify.setNotFoundHandler((request, reply) => notFound(request, reply, env));
 
   fastify.setErrorHandler((error: Error & { code?: string; statusCode?: number }, request, reply) => {
+    reply.header('x-request-id', request.id);
+    restoreContentType(request);
+    dropUploads(request);
     if (error instanceof ApiError) return sendError(reply, error);
     if (isOutageError(error)) return sendError(reply, serviceUnavailable(request, error, settings));
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendError(reply, new PayloadTooLarge());
@@ -298,6 +269,21 @@ async function handle(
   candidates: { route: CompiledRoute; view: APIView }[],
   env: RequestEnvironment,
 ): Promise<FastifyReply> {
+  const refused = begin(request, reply);
+  if (refused !== null) return refused;
+  try {
+    return await dispatchCandidates(request, reply, candidates, env);
+  } finally {
+    dropUploads(request);
+  }
+}
+
+async function dispatchCandidates(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  candidates: { route: CompiledRoute; view: APIView }[],
+  env: RequestEnvironment,
+): Promise<FastifyReply> {
   const raw = request.params as Record<string, string | undefined>;
   for (const { route, view } of candidates) {
     const params = convertParams(route, raw);
@@ -324,7 +310,18 @@ async function handle(
     }
     return sendResponse(reply, req, view, res);
   }
-  return notFound(request, reply, env);
+  return unknownRoute(request, reply, env);
+}
+
+/** Fastify's not-found handler: no route has this path. */
+function notFound(request: FastifyRequest, reply: FastifyReply, env: RequestEnvironment): FastifyReply {
+  const refused = begin(request, reply);
+  if (refused !== null) return refused;
+  try {
+    return unknownRoute(request, reply, env);
+  } finally {
+    dropUploads(request);
+  }
 }
 
 /**
@@ -332,7 +329,7 @@ async function handle(
  * a GET or HEAD whose path lacks only the trailing slash of a route is
  * redirected there (Django's APPEND_SLASH); anything else is a 404 JSON.
  */
-function notFound(request: FastifyRequest, reply: FastifyReply, env: RequestEnvironment): FastifyReply {
+function unknownRoute(request: FastifyRequest, reply: FastifyReply, env: RequestEnvironment): FastifyReply {
   const req = new ApiRequest(request, reply, env);
   try {
     req.getHost();
@@ -400,6 +397,48 @@ function serverTimeouts(settings: Readonly<Settings>): { headersTimeout: number;
   const requestTimeout = milliseconds(settings.REQUEST_TIMEOUT);
   const shortest = Math.min(...[headersTimeout, requestTimeout].filter((t) => t > 0), 120_000);
   return { headersTimeout, requestTimeout, connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(shortest / 4))) };
+}
+
+/**
+ * Fastify's `rewriteUrl`, run for every request before routing (so no
+ * per-request hook is needed): an absolute-form target becomes its path
+ * (see `originFormTarget`), and a Content-Type other than a multipart type
+ * busboy streams is hidden from Fastify, which would answer a malformed one
+ * with its own 415 before any route runs; `begin` puts it back, so the
+ * view's parsers decide, and only when the view reads the body.
+ */
+function prepareRequest(this: unknown, req: import('node:http').IncomingMessage): string {
+  const ct = req.headers['content-type'];
+  if (ct !== undefined && !STREAMED_MULTIPART.test(ct)) {
+    (req as unknown as Record<symbol, unknown>)[ORIGINAL_CONTENT_TYPE] = ct;
+    req.headers['content-type'] = 'application/octet-stream';
+  }
+  return originFormTarget(req);
+}
+
+function restoreContentType(request: FastifyRequest): void {
+  const ct = (request.raw as unknown as Record<symbol, unknown>)[ORIGINAL_CONTENT_TYPE];
+  if (ct !== undefined) request.headers['content-type'] = ct as string;
+}
+
+/**
+ * What every routed or unrouted request goes through first: the
+ * `X-Request-Id` header, the real Content-Type back, and the refusal of a
+ * duplicated Host or Authorization header (Node silently keeps the first;
+ * which one was meant is unknowable). Returns the sent reply when refused.
+ */
+function begin(request: FastifyRequest, reply: FastifyReply): FastifyReply | null {
+  reply.header('x-request-id', request.id);
+  restoreContentType(request);
+  const duplicate = duplicatedSingletonHeader(request.raw.rawHeaders);
+  if (duplicate === null) return null;
+  dropUploads(request);
+  return sendError(reply, new ParseError(`Duplicate ${duplicate} header.`));
+}
+
+/** Streamed multipart uploads may have temporary files: removed once the response is decided. */
+function dropUploads(request: FastifyRequest): void {
+  if (request.body instanceof MultipartBody) request.body.cleanup();
 }
 
 /** Requests Node cannot even parse: answer in the same JSON shape, then close. */

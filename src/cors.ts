@@ -35,6 +35,11 @@ export async function installCors(settings: Readonly<Settings>, fastify: Fastify
   };
   const preflight: FastifyCorsOptions = { ...base, preflight: true };
   const other: FastifyCorsOptions = { ...base, preflight: false };
+  // A preflight is answered by the CORS plug-in's own hook, before any route: it needs the request id there.
+  fastify.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    done();
+  });
   await fastify.register(fastifyCors, {
     hideOptionsRoute: true,
     delegator: (req: FastifyRequest, done: (err: Error | null, options: FastifyCorsOptions) => void) => {

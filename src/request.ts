@@ -11,6 +11,7 @@ import { ApiError, UnsupportedMediaType, WrappedAttributeError } from './excepti
 import { mediaTypeMatches, parseMediaType, type MediaType } from './media-types.js';
 import { MultipartBody } from './parsers/multipart-stream.js';
 import { isStreamedMultipartParser } from './parsers/base.js';
+import { parseCookies } from './cookies.js';
 
 const NOT_RESOLVED = Symbol('not-resolved');
 const NO_QUERY: Readonly<Record<string, string>> = Object.freeze(Object.create(null) as Record<string, string>);
@@ -75,6 +76,7 @@ export class ApiRequest<Params extends object = PathParams, Data = unknown, Auth
   private _query: Record<string, string> | null = null;
   private _queryParams: URLSearchParams | null = null;
   private _host: string | null = null;
+  private _cookies: Record<string, string | undefined> | null = null;
   private _pathEnd = -1;
 
   constructor(raw: FastifyRequest, reply: FastifyReply, env: RequestEnvironment, params: object = {}) {
@@ -128,8 +130,9 @@ export class ApiRequest<Params extends object = PathParams, Data = unknown, Auth
     return this._queryParams;
   }
 
+  /** The request's cookies, parsed from the `Cookie` header on first read. */
   get cookies(): Record<string, string | undefined> {
-    return (this.raw as unknown as { cookies?: Record<string, string | undefined> }).cookies ?? {};
+    return (this._cookies ??= parseCookies(this.raw.headers.cookie));
   }
 
   /**

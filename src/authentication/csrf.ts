@@ -2,6 +2,7 @@ import type { ApiRequest } from '../request.js';
 import { PermissionDenied } from '../exceptions.js';
 import { parseMediaType } from '../media-types.js';
 import { randomString, timingSafeEqual } from '../security.js';
+import { setCookie } from '../cookies.js';
 
 /**
  * CSRF protection as Django's `CsrfViewMiddleware` (Django 4.x/5.x), which
@@ -121,7 +122,7 @@ function cookieSecret(req: ApiRequest): string | null {
 
 function setCsrfCookie(req: ApiRequest, secret: string): void {
   const s = req.app.settings;
-  req.reply.setCookie(s.CSRF_COOKIE_NAME, secret, {
+  setCookie(req.reply, s.CSRF_COOKIE_NAME, secret, {
     path: '/',
     maxAge: CSRF_COOKIE_AGE,
     expires: new Date(Date.now() + CSRF_COOKIE_AGE * 1000),

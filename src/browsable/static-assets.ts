@@ -72,7 +72,7 @@ export function installStaticAssets(app: AppContext, fastify: FastifyInstance): 
     handler: (request, reply) => {
       const name = (request.params as { '*': string })['*'];
       const found = lookup(name);
-      reply.header('x-content-type-options', 'nosniff');
+      reply.header('x-request-id', request.id).header('x-content-type-options', 'nosniff');
       if (!found) {
         return reply.code(404).type('application/json').send(Buffer.from('{"detail":"Not found."}'));
       }

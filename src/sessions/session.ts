@@ -4,6 +4,7 @@ import type { User } from '../users/user.js';
 import { randomString } from '../security.js';
 import { rotateCsrfToken } from '../authentication/csrf.js';
 import { redisClient } from '../redis.js';
+import { clearCookie, setCookie } from '../cookies.js';
 import type { SessionData, SessionStore } from './store.js';
 import { DatabaseSessionStore } from './database-store.js';
 import { RedisSessionStore } from './redis-store.js';
@@ -66,7 +67,7 @@ export async function getSession(req: ApiRequest): Promise<LoadedSession | null>
     if (data) session = { key, data };
   }
   // As Django's session middleware: a cookie naming no live session is deleted in the response.
-  if (key !== undefined && session === null) req.reply.clearCookie(req.app.settings.SESSION_COOKIE_NAME, cookieOptions(req));
+  if (key !== undefined && session === null) clearCookie(req.reply, req.app.settings.SESSION_COOKIE_NAME, cookieOptions(req));
   req.locals[SESSION_STATE] = session;
   return session;
 }
@@ -112,7 +113,7 @@ export async function login(req: ApiRequest, user: User): Promise<void> {
   const expiresAt = new Date(Date.now() + age * 1000);
   await store.save(key, data, expiresAt);
   req.locals[SESSION_STATE] = { key, data } satisfies LoadedSession;
-  req.reply.setCookie(app.settings.SESSION_COOKIE_NAME, key, { ...cookieOptions(req), maxAge: age, expires: expiresAt });
+  setCookie(req.reply, app.settings.SESSION_COOKIE_NAME, key, { ...cookieOptions(req), maxAge: age, expires: expiresAt });
   rotateCsrfToken(req);
   req.user = user;
   req.auth = null;
@@ -134,7 +135,7 @@ export async function logout(req: ApiRequest): Promise<void> {
   if (current) await sessionStore(app).delete(current.key);
   req.locals[SESSION_STATE] = null;
   if (req.cookies[app.settings.SESSION_COOKIE_NAME] !== undefined) {
-    req.reply.clearCookie(app.settings.SESSION_COOKIE_NAME, cookieOptions(req));
+    clearCookie(req.reply, app.settings.SESSION_COOKIE_NAME, cookieOptions(req));
   }
   const s = app.settings;
   req.user = (s.UNAUTHENTICATED_USER ? s.UNAUTHENTICATED_USER() : null) as User;

@@ -147,6 +147,21 @@ describe('logging', () => {
     const replaced = await a.inject({ url: '/missing/', headers: { 'x-request-id': 'bad id\twith spaces' } });
     expect(replaced.statusCode).toBe(404);
     expect(replaced.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    // Answers that do not reach a view carry it too: a static file, a malformed path, a body Fastify refuses, a CORS preflight.
+    const asset = await a.inject({ url: '/static/trestle/trestle.css', headers: { 'x-request-id': 'asset-1' } });
+    expect([asset.statusCode, asset.headers['content-type'], asset.headers['x-request-id']]).toEqual([200, 'text/css; charset=utf-8', 'asset-1']);
+    const malformed = await a.inject({ url: '/ok/%E0%A4%A/', headers: { 'x-request-id': 'bad-path' } });
+    expect([malformed.statusCode, malformed.headers['x-request-id'], malformed.json()]).toEqual([400, 'bad-path', { detail: 'Malformed request path.' }]);
+    const small = await app({ settings: { DATA_UPLOAD_MAX_MEMORY_SIZE: 10 }, routes: [path('ok/', Ok)] });
+    const large = await small.inject({ method: 'POST', url: '/ok/', payload: 'x'.repeat(100), headers: { 'content-type': 'text/plain', 'x-request-id': 'too-big' } });
+    expect([large.statusCode, large.headers['x-request-id']]).toEqual([413, 'too-big']);
+    const cors = await app({ settings: { CORS_ALLOWED_ORIGINS: ['https://app.example'] }, routes: [path('ok/', Ok)] });
+    const preflight = await cors.inject({
+      method: 'OPTIONS',
+      url: '/ok/',
+      headers: { origin: 'https://app.example', 'access-control-request-method': 'GET', 'x-request-id': 'preflight-1' },
+    });
+    expect([preflight.statusCode, preflight.headers['access-control-allow-origin'], preflight.headers['x-request-id']]).toEqual([200, 'https://app.example', 'preflight-1']);
   });
 
   it('PAGE_SIZE without DEFAULT_PAGINATION_CLASS is a start-up warning, as DRF\'s check W001', async () => {
