@@ -14,6 +14,8 @@ import { isStreamedMultipartParser } from './parsers/base.js';
 import { parseCookies } from './cookies.js';
 
 const NOT_RESOLVED = Symbol('not-resolved');
+/** A query string with no escapes, no `+` and only ASCII: its parameters are its substrings. */
+const PLAIN_QUERY = /^[^%+\u0080-\uffff]*$/;
 const NO_QUERY: Readonly<Record<string, string>> = Object.freeze(Object.create(null) as Record<string, string>);
 
 /** Errors that mean a bug in a scheme, not bad credentials. */
@@ -117,7 +119,18 @@ export class ApiRequest<Params extends object = PathParams, Data = unknown, Auth
       } else {
         // No prototype: a parameter named `constructor` or `toString` is just a parameter.
         const out: Record<string, string> = Object.create(null);
-        for (const [k, v] of this.queryParams) out[k] = v;
+        const qs = this.queryString;
+        if (PLAIN_QUERY.test(qs)) {
+          // Nothing to decode: split as URLSearchParams would, without building one.
+          for (const pair of qs.split('&')) {
+            if (pair === '') continue;
+            const eq = pair.indexOf('=');
+            if (eq === -1) out[pair] = '';
+            else out[pair.slice(0, eq)] = pair.slice(eq + 1);
+          }
+        } else {
+          for (const [k, v] of this.queryParams) out[k] = v;
+        }
         this._query = out;
       }
     }

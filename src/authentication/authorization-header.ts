@@ -4,9 +4,17 @@ import { AuthenticationFailed } from '../exceptions.js';
 /** Python's `bytes.split()` separators. */
 const WHITESPACE = /[ \t\n\r\x0b\x0c]+/;
 
-/** Python's `bytes.lower()`: ASCII letters only. */
-function asciiLower(s: string): string {
-  return s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
+/** Python's `a.lower() == b.lower()` on bytes: equal ignoring the case of ASCII letters only. */
+function asciiEqualIgnoringCase(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    let x = a.charCodeAt(i);
+    let y = b.charCodeAt(i);
+    if (x >= 0x41 && x <= 0x5a) x += 0x20;
+    if (y >= 0x41 && y <= 0x5a) y += 0x20;
+    if (x !== y) return false;
+  }
+  return true;
 }
 
 /** The two messages every `Authorization: <keyword> <credentials>` scheme raises. */
@@ -25,7 +33,7 @@ export function authorizationCredentials(req: ApiRequest, keyword: string, messa
   const header = req.headers.authorization;
   if (typeof header !== 'string') return null;
   const auth = header.split(WHITESPACE).filter((part) => part !== '');
-  if (auth.length === 0 || asciiLower(auth[0]!) !== asciiLower(keyword)) return null;
+  if (auth.length === 0 || !asciiEqualIgnoringCase(auth[0]!, keyword)) return null;
   if (auth.length === 1) throw new AuthenticationFailed(messages.noCredentialsMessage);
   if (auth.length > 2) throw new AuthenticationFailed(messages.spacesMessage);
   return auth[1]!;

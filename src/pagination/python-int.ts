@@ -26,8 +26,12 @@ function digitValue(ch: string): number {
   return (cp - start) % 10;
 }
 
+// Plain ASCII digits, short enough to be exact as a number: most page numbers, limits and offsets.
+const PLAIN_DIGITS = /^[0-9]{1,15}$/;
+
 /** Python's `int(value)` for a string: a bigint, or `PythonValueError`. */
 export function pythonInt(value: string): bigint {
+  if (PLAIN_DIGITS.test(value)) return BigInt(value);
   const m = INT_RE.exec(value);
   if (!m) throw new PythonValueError(`invalid literal for int() with base 10: '${value}'`);
   let digits = '';

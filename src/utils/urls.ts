@@ -8,8 +8,12 @@ const ALWAYS_SAFE = /^[A-Za-z0-9_.\-~]$/;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8'); // replaces invalid sequences, as errors='replace'
 
+// Strings made only of characters `quote_plus` keeps as they are (most names and values in links).
+const ALL_SAFE = /^[A-Za-z0-9_.\-~]*$/;
+
 /** Python's `quote_plus(value, safe='')`. */
 export function quotePlus(value: string): string {
+  if (ALL_SAFE.test(value)) return value;
   let out = '';
   for (const byte of encoder.encode(value)) {
     const ch = String.fromCharCode(byte);
@@ -63,8 +67,11 @@ export function urlencodeSorted(params: Map<string, string[]>): string {
   return parts.join('&');
 }
 
+const SURROGATE = /[\uD800-\uDFFF]/;
+
 // Python compares str by code point; JS sort compares UTF-16 units. They differ only above U+FFFF.
 function comparePython(a: string, b: string): number {
+  if (!SURROGATE.test(a) && !SURROGATE.test(b)) return a < b ? -1 : a > b ? 1 : 0;
   const ca = [...a].map((c) => c.codePointAt(0)!);
   const cb = [...b].map((c) => c.codePointAt(0)!);
   for (let i = 0; i < Math.min(ca.length, cb.length); i++) {
