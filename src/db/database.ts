@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import type { ConnectionOptions } from 'node:tls';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect, SqliteQueryCompiler, type QueryCompiler, type SqliteDatabase } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, SqliteQueryCompiler, type CompiledQuery, type QueryCompiler, type QueryExecutor, type QueryResult, type SqliteDatabase } from 'kysely';
 import type { DB } from './schema.js';
 import type { DialectName } from './dialect.js';
 import { DEFAULT_DATABASE_URL, parseDatabaseUrl, redactUrl, urlPassword } from './url.js';
@@ -98,8 +98,72 @@ function openSqlite(url: string, filename: string, busyTimeoutMs: number): Datab
   } catch (err) {
     throw connectError(url, err);
   }
-  const db = new Kysely<DB>({ dialect: new TrestleSqliteDialect({ database: withStatementCache(sqlite) }) });
-  return makeDatabase(db, 'sqlite', url);
+  const statements = withStatementCache(sqlite);
+  const db = new Kysely<DB>({ dialect: new TrestleSqliteDialect({ database: statements }) });
+  installDirectReads(db, sqlite, statements);
+  const database = makeDatabase(db, 'sqlite', url);
+  return {
+    ...database,
+    async close() {
+      await database.close();
+      // Reads may never have gone through Kysely's driver, which closes the handle only once it has opened it.
+      if (sqlite.open) sqlite.close();
+    },
+  };
+}
+
+/** Compiled queries of an executor that reads directly (see `installDirectReads`), and that executor. */
+const directExecutors = new WeakMap<CompiledQuery, QueryExecutor>();
+
+/**
+ * The executor that compiled `query` when it is one of Trestle's SQLite
+ * executors without plug-ins, so a query derived from it (the same SQL
+ * wrapped in a count) may run there; `null` otherwise.
+ */
+export function directExecutorOf(query: CompiledQuery): QueryExecutor | null {
+  return directExecutors.get(query) ?? null;
+}
+
+let directReadsInstalled = false;
+
+/** Whether this process has opened a SQLite database with direct reads (else `directExecutorOf` is always `null`). */
+export function hasDirectReads(): boolean {
+  return directReadsInstalled;
+}
+
+/**
+ * A read on the SQLite connection runs synchronously in better-sqlite3, so
+ * Kysely's way there — acquire the connection through its mutex, then half
+ * a dozen awaits — costs more than many of the reads themselves (see
+ * docs/performance.md). The app's own executor, which has no plug-ins,
+ * runs a reading statement at once when no transaction holds the
+ * connection; writes, transactions, and executors with plug-ins
+ * (`withPlugin` makes a new executor) go Kysely's way.
+ */
+function installDirectReads(db: Kysely<DB>, sqlite: BetterSqlite3.Database, statements: SqliteDatabase): void {
+  directReadsInstalled = true;
+  const executor = db.getExecutor();
+  const compile = executor.compileQuery.bind(executor);
+  const execute = executor.executeQuery.bind(executor);
+  const direct = executor as { compileQuery: QueryExecutor['compileQuery']; executeQuery: QueryExecutor['executeQuery'] };
+  direct.compileQuery = (node, queryId) => {
+    const compiled = compile(node, queryId);
+    directExecutors.set(compiled, executor);
+    return compiled;
+  };
+  direct.executeQuery = <R>(compiled: CompiledQuery<R>): Promise<QueryResult<R>> => {
+    if (!sqlite.inTransaction && executor.plugins.length === 0) {
+      let rows: R[] | undefined;
+      try {
+        const stmt = statements.prepare(compiled.sql) as unknown as BetterSqlite3.Statement;
+        if (stmt.reader) rows = stmt.all(compiled.parameters) as R[];
+      } catch (err) {
+        return Promise.reject(err);
+      }
+      if (rows !== undefined) return Promise.resolve({ rows });
+    }
+    return execute(compiled);
+  };
 }
 
 /**

@@ -4,8 +4,9 @@
  * `SELECT count(*) FROM (…) AS t`, slicing is LIMIT/OFFSET, seeking (cursor
  * pages) is ORDER BY plus a keyset WHERE.
  */
-import { AliasNode, IdentifierNode, RawNode, SelectionNode, SelectQueryNode, sql, type Expression, type KyselyPlugin, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { AliasNode, CompiledQuery, IdentifierNode, RawNode, SelectionNode, SelectQueryNode, sql, type Expression, type KyselyPlugin, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Source } from './base.js';
+import { directExecutorOf, hasDirectReads } from '../db/database.js';
 
 /** One column of an ordering, as the client sees the listing. */
 export interface OrderTerm {
@@ -153,6 +154,15 @@ type AnyQuery<T> = SelectQueryBuilder<any, any, T>;
  * builder does not expose its Kysely instance.
  */
 function countQuery(qb: AnyQuery<unknown>): Promise<{ count: unknown }[]> {
+  if (hasDirectReads()) {
+    // On Trestle's SQLite executor the listing's own SQL is wrapped as text: no plug-in, no second compile.
+    const inner = qb.compile();
+    const executor = directExecutorOf(inner);
+    if (executor) {
+      const count = CompiledQuery.raw(`select count(*) as "count" from (${inner.sql}) as "t"`, [...inner.parameters]);
+      return executor.executeQuery<{ count: unknown }>(count).then((result) => result.rows);
+    }
+  }
   const plugin: KyselyPlugin = {
     transformQuery: (args) => {
       if (!SelectQueryNode.is(args.node)) return args.node;

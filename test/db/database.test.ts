@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { sql } from 'kysely';
+import { CamelCasePlugin, sql, type Kysely } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { testDatabases } from '../helpers/databases.js';
@@ -87,6 +87,43 @@ describe('SQLite parameters', () => {
       expect((await page.execute()) as unknown).toEqual([{ id: 11 }, { id: 12 }, { id: 13 }]);
     } finally {
       reference.close();
+      await database.close();
+    }
+  });
+});
+
+describe('SQLite reads outside Kysely\'s driver', () => {
+  it('wait for an open transaction, keep plug-ins working, and fail as rejected promises', async () => {
+    const database = await openDatabase('sqlite::memory:');
+    try {
+      const db = database.db as unknown as Kysely<{ thing: { thing_id: number; thing_name: string } }>;
+      await sql`create table thing (thing_id integer primary key, thing_name text not null)`.execute(db);
+      await db.insertInto('thing').values({ thing_name: 'first' }).execute();
+      const order: string[] = [];
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      const writer = db.transaction().execute(async (trx) => {
+        await trx.insertInto('thing').values({ thing_name: 'uncommitted' }).execute();
+        order.push('inserted');
+        await held;
+        order.push('committing');
+      });
+      while (order.length === 0) await new Promise((r) => setTimeout(r, 1));
+      // The transaction holds the one connection: this read waits for it instead of seeing its row early.
+      const reader = db.selectFrom('thing').select('thing_name').orderBy('thing_id').execute().then((rows) => {
+        order.push(`read ${rows.length}`);
+        return rows;
+      });
+      await new Promise((r) => setTimeout(r, 20));
+      release();
+      await writer;
+      expect(await reader).toEqual([{ thing_name: 'first' }, { thing_name: 'uncommitted' }]);
+      expect(order).toEqual(['inserted', 'committing', 'read 2']);
+      // An executor with a plug-in goes Kysely's way: its results are transformed.
+      const camel = db.withPlugin(new CamelCasePlugin()) as unknown as Kysely<{ thing: { thingId: number; thingName: string } }>;
+      expect(await camel.selectFrom('thing').select(['thingId', 'thingName']).orderBy('thingId').limit(1).execute()).toEqual([{ thingId: 1, thingName: 'first' }]);
+      await expect(sql`select * from missing_table`.execute(db)).rejects.toThrow(/no such table: missing_table/);
+    } finally {
       await database.close();
     }
   });
