@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { CamelCasePlugin, sql, type Kysely } from 'kysely';
+import { CamelCasePlugin, sql, type Generated, type Kysely } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { testDatabases } from '../helpers/databases.js';
@@ -96,7 +96,7 @@ describe('SQLite reads outside Kysely\'s driver', () => {
   it('wait for an open transaction, keep plug-ins working, and fail as rejected promises', async () => {
     const database = await openDatabase('sqlite::memory:');
     try {
-      const db = database.db as unknown as Kysely<{ thing: { thing_id: number; thing_name: string } }>;
+      const db = database.db as unknown as Kysely<{ thing: { thing_id: Generated<number>; thing_name: string } }>;
       await sql`create table thing (thing_id integer primary key, thing_name text not null)`.execute(db);
       await db.insertInto('thing').values({ thing_name: 'first' }).execute();
       const order: string[] = [];
