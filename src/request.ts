@@ -16,6 +16,13 @@ import { parseCookies } from './cookies.js';
 const NOT_RESOLVED = Symbol('not-resolved');
 /** A query string with no escapes, no `+` and only ASCII: its parameters are its substrings. */
 const PLAIN_QUERY = /^[^%+\u0080-\uffff]*$/;
+/**
+ * The query parameters' object: its prototype chain has no Object.prototype
+ * (as `Object.create(null)`), yet V8 keeps it a fast object, where a
+ * prototype-less object starts in the slow dictionary mode.
+ */
+const QueryDict = function QueryDict(this: object) {} as unknown as new () => object;
+QueryDict.prototype = Object.create(null) as object;
 const NO_QUERY: Readonly<Record<string, string>> = Object.freeze(Object.create(null) as Record<string, string>);
 
 /** Errors that mean a bug in a scheme, not bad credentials. */
@@ -117,8 +124,8 @@ export class ApiRequest<Params extends object = PathParams, Data = unknown, Auth
       if (this.raw.url.indexOf('?') === -1) {
         this._query = NO_QUERY; // most requests: nothing to parse
       } else {
-        // No prototype: a parameter named `constructor` or `toString` is just a parameter.
-        const out: Record<string, string> = Object.create(null);
+        // No Object.prototype: a parameter named `constructor` or `toString` is just a parameter.
+        const out = new QueryDict() as Record<string, string>;
         const qs = this.queryString;
         if (PLAIN_QUERY.test(qs)) {
           // Nothing to decode: split as URLSearchParams would, without building one.

@@ -268,13 +268,12 @@ export class CursorPagination<T = unknown> extends BasePagination<T, CursorState
   protected gapAfter(gap: Gap, page: readonly unknown[], beyond: unknown, pos: (item: unknown) => unknown[]): Gap {
     const n = page.length;
     const last = pos(page[n - 1]);
-    const k = key(last);
-    if (key(pos(beyond)) !== k) return { position: last, before: false, shift: 0 };
+    if (!samePlace(pos(beyond), last)) return { position: last, before: false, shift: 0 };
     let run = 0;
-    while (run < n && key(pos(page[n - 1 - run])) === k) run++;
+    while (run < n && samePlace(pos(page[n - 1 - run]), last)) run++;
     if (run < n) return { position: last, before: true, shift: run };
     // The whole page is one run: it started at the page's place or before it.
-    if (gap.position !== null && gap.before && key(gap.position) === k && gap.shift >= 0) return { position: last, before: true, shift: gap.shift + n };
+    if (gap.position !== null && gap.before && samePlace(gap.position, last) && gap.shift >= 0) return { position: last, before: true, shift: gap.shift + n };
     if (gap.shift === 0 && !(gap.position === null && gap.before)) return { position: last, before: true, shift: n };
     return { ...gap, shift: gap.shift + n };
   }
@@ -288,11 +287,10 @@ export class CursorPagination<T = unknown> extends BasePagination<T, CursorState
   protected async gapBefore(src: PageSource<T>, terms: readonly OrderTerm[], width: number, gap: Gap, page: readonly unknown[], beyond: unknown, pos: (item: unknown) => unknown[]): Promise<Gap> {
     const n = page.length;
     const first = pos(page[0]);
-    const k = key(first);
-    if (key(pos(beyond)) !== k) return { position: first, before: true, shift: 0 };
+    if (!samePlace(pos(beyond), first)) return { position: first, before: true, shift: 0 };
     let run = 0;
-    while (run < n && key(pos(page[run])) === k) run++;
-    if (run === n && gap.position !== null && gap.before && key(gap.position) === k && gap.shift >= n) return { position: first, before: true, shift: gap.shift - n };
+    while (run < n && samePlace(pos(page[run]), first)) run++;
+    if (run === n && gap.position !== null && gap.before && samePlace(gap.position, first) && gap.shift >= n) return { position: first, before: true, shift: gap.shift - n };
     if (run < n || (gap.shift === 0 && !(gap.position === null && !gap.before))) {
       // The run ends inside this page (or where it ends): count the rest of it.
       const total = await src.countEqual(terms.slice(0, width), first);
@@ -437,6 +435,19 @@ function cursorOf(gap: Gap, reverse: boolean): Cursor {
 }
 
 /** Positions compare as DRF compares `str(value)`: by their encoded form. */
-function key(position: readonly unknown[] | null): string {
-  return position === null ? 'null' : JSON.stringify(position.map(encodeValue));
+/** Whether two positions are the same place: their values equal as the cursor would encode them. */
+function samePlace(a: readonly unknown[] | null, b: readonly unknown[] | null): boolean {
+  if (a === null || b === null) return a === b;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (!sameValue(a[i], b[i])) return false;
+  return true;
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  // A missing column encodes as null, as JSON writes it.
+  if ((a ?? null) === (b ?? null)) return true;
+  const x = encodeValue(a ?? null);
+  const y = encodeValue(b ?? null);
+  if (x === y) return true;
+  return x !== null && y !== null && typeof x === 'object' && typeof y === 'object' && JSON.stringify(x) === JSON.stringify(y);
 }

@@ -16,7 +16,9 @@ class Echo extends APIView {
   override authenticationClasses = [];
   override permissionClasses = [AllowAny];
   get(req: ApiRequest) {
-    return { url: req.raw.url, query: { ...req.query } };
+    // Names of Object.prototype's members must not show through as parameters.
+    const inherited = ['constructor', 'toString', 'valueOf', 'hasOwnProperty'].filter((k) => req.query[k] !== undefined && !Object.hasOwn(req.query, k));
+    return { url: req.raw.url, query: { ...req.query }, inherited };
   }
 }
 
@@ -36,11 +38,12 @@ describe('request.query', () => {
       // The query string as the server received it, read the general way.
       const q = body.url.indexOf('?');
       const expected = Object.fromEntries(new URLSearchParams(q === -1 ? '' : body.url.slice(q + 1)));
-      expect({ qs, status: res.statusCode, type: res.headers['content-type'], query: body.query }).toEqual({
+      expect({ qs, status: res.statusCode, type: res.headers['content-type'], query: body.query, inherited: (body as { inherited?: unknown }).inherited }).toEqual({
         qs,
         status: 200,
         type: 'application/json',
         query: expected,
+        inherited: [],
       });
     }
   });
