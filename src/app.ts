@@ -373,8 +373,13 @@ export function sendResponse(reply: FastifyReply, req: ApiRequest, view: APIView
     return reply.send();
   }
   reply.header('content-type', renderer.charset ? `${renderer.mediaType}; charset=${renderer.charset}` : renderer.mediaType);
-  // A Buffer keeps the Content-Type exactly as set (DRF sends `application/json`, no charset).
-  return reply.send(typeof payload === 'string' ? Buffer.from(payload) : payload);
+  // Through a reply serializer a string keeps the Content-Type exactly as set (DRF sends
+  // `application/json`, no charset), without first being copied into a Buffer.
+  return typeof payload === 'string' ? reply.serializer(sentAsIs).send(payload) : reply.send(payload);
+}
+
+function sentAsIs(payload: unknown): string {
+  return payload as string;
 }
 
 /** A 503 for a database or Redis outage; logged as a warning, not as a bug. */

@@ -20,6 +20,7 @@ import {
 import { isOutageError } from '../outage.js';
 import { Response, patchVary } from '../response.js';
 import { negotiateRenderer, rendererForFormat } from '../negotiation.js';
+import type { MediaType } from '../media-types.js';
 import { isDatabaseInputError } from '../db/input-errors.js';
 
 /** The HTTP methods a view may implement, in DRF's order (for `Allow`). */
@@ -45,6 +46,12 @@ export interface ViewPolicies {
   readonly allowHeader: string;
   /** `Vary` names every response of this view carries. */
   readonly vary: readonly string[];
+  /** `vary` as one header value (empty when none). */
+  readonly varyHeader: string;
+  /** The handler for each method the view answers (upper-case names, HEAD included when GET is there). */
+  readonly handlers: ReadonlyMap<string, Handler>;
+  /** Negotiation results by Accept header, for requests without `?format=` (bounded). */
+  readonly negotiated: Map<string, [Renderer, MediaType]>;
 }
 
 /**
@@ -131,6 +138,14 @@ export class APIView {
       allowedMethods,
       allowHeader: allowedMethods.join(', '),
       vary,
+      varyHeader: vary.join(', '),
+      negotiated: new Map(),
+      handlers: new Map(
+        HTTP_METHOD_NAMES.flatMap((m) => {
+          const handler = this.handlerFor(m);
+          return handler ? [[m.toUpperCase(), handler] as const] : [];
+        }),
+      ),
     };
     for (const throttle of this._policies.throttles) throttle.bindView?.(this);
     this.onBind(app);
@@ -172,7 +187,7 @@ export class APIView {
     let response: Response;
     try {
       await this.initial(req);
-      const handler = this.handlerFor(req.method);
+      const handler = p.handlers.get(req.method);
       if (!handler) throw new MethodNotAllowed(req.method);
       const out = await handler.call(this, req);
       response = out instanceof Response ? out : new Response(out);
@@ -192,8 +207,22 @@ export class APIView {
   }
 
   performContentNegotiation(req: ApiRequest, force = false): void {
-    const renderers = this.policies.renderers;
+    const p = this.policies;
+    const renderers = p.renderers;
     const format = req.query['format'];
+    if (!force && (format === undefined || format === '')) {
+      // Most requests: no ?format=, and one of a few Accept headers, each negotiated once per view.
+      const accept = req.headers.accept ?? '';
+      let chosen = p.negotiated.get(accept);
+      if (chosen === undefined) {
+        chosen = negotiateRenderer(renderers, req.headers.accept, false);
+        if (p.negotiated.size >= 100) p.negotiated.clear();
+        p.negotiated.set(accept, chosen);
+      }
+      req.acceptedRenderer = chosen[0];
+      req.acceptedMediaType = chosen[1];
+      return;
+    }
     // As DRF: `?format=` narrows the renderers, then Accept is negotiated among them.
     const candidates = format !== undefined && format !== '' && !force ? rendererForFormat(renderers, format) : renderers;
     const [renderer, mediaType] = negotiateRenderer(candidates, req.headers.accept, force);
@@ -286,7 +315,10 @@ export class APIView {
   finalizeResponse(req: ApiRequest, res: Response): Response {
     if (!req.acceptedRenderer) this.performContentNegotiation(req, true);
     const p = this.policies;
-    if (p.vary.length > 0) patchVary(res, p.vary);
+    if (p.vary.length > 0) {
+      if (res.headers['Vary'] === undefined && res.getHeader('Vary') === undefined) res.headers['Vary'] = p.varyHeader;
+      else patchVary(res, p.vary);
+    }
     if (req.vary !== null) patchVary(res, req.vary);
     res.headers['Allow'] = p.allowHeader;
     const extra = req.versioningScheme?.responseHeaders?.(req);
