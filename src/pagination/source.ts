@@ -4,7 +4,7 @@
  * `SELECT count(*) FROM (…) AS t`, slicing is LIMIT/OFFSET, seeking (cursor
  * pages) is ORDER BY plus a keyset WHERE.
  */
-import { AliasNode, CompiledQuery, IdentifierNode, RawNode, SelectionNode, SelectQueryNode, sql, type Expression, type KyselyPlugin, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { AliasNode, CompiledQuery, IdentifierNode, RawNode, SelectionNode, SelectQueryNode, sql, type Expression, type KyselyPlugin, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Source } from './base.js';
 import { directExecutorOf, hasDirectReads } from '../db/database.js';
 
@@ -209,14 +209,7 @@ class QuerySource<T> implements PageSource<T> {
   }
 
   async seek(order: readonly OrderTerm[], after: readonly unknown[] | null, offset: number, limit: number, _reversed = false, inclusive = false): Promise<T[]> {
-    let q = this.qb.clearOrderBy();
-    for (const term of order) {
-      const direction = term.descending ? 'desc' : 'asc';
-      // A NULLS clause only where NULLs can exist: it keeps PostgreSQL on a plain index.
-      q = term.nullable === false
-        ? q.orderBy(sql`${sql.ref(term.field)} ${sql.raw(direction)}`)
-        : q.orderBy(sql`${sql.ref(term.field)} ${sql.raw(direction)} ${sql.raw(term.nullsFirst ? 'nulls first' : 'nulls last')}`);
-    }
+    let q = this.qb.clearOrderBy().orderBy(orderByExpression(order));
     if (after) q = q.where(keysetPredicate(order, after, inclusive));
     return (await q.limit(limit).offset(offset).execute()) as T[];
   }
@@ -226,6 +219,43 @@ class QuerySource<T> implements PageSource<T> {
     const rows = await countQuery(this.qb.clearOrderBy().where(same) as AnyQuery<unknown>);
     return toCount(rows[0]);
   }
+}
+
+// SQL fragments hold no values and never change: built once per ordering and column, not per request.
+const orderByCache = new Map<string, RawBuilder<unknown>>();
+const refCache = new Map<string, RawBuilder<unknown>>();
+const FRAGMENT_CACHE_SIZE = 500;
+
+function remember<T>(cache: Map<string, T>, key: string, make: () => T): T {
+  let value = cache.get(key);
+  if (value === undefined) {
+    value = make();
+    if (cache.size >= FRAGMENT_CACHE_SIZE) cache.clear();
+    cache.set(key, value);
+  }
+  return value;
+}
+
+function columnRef(field: string): RawBuilder<unknown> {
+  return remember(refCache, field, () => sql.ref(field));
+}
+
+/**
+ * The ORDER BY of an ordering as one expression (`"created" desc, "id" desc`).
+ * A NULLS clause only where NULLs can exist: it keeps PostgreSQL on a plain index.
+ */
+function orderByExpression(order: readonly OrderTerm[]): RawBuilder<unknown> {
+  const key = order.map((t) => `${t.field}\u0000${t.descending ? 'd' : 'a'}${t.nullable === false ? '' : t.nullsFirst ? 'F' : 'L'}`).join('\u0001');
+  return remember(orderByCache, key, () =>
+    sql.join(
+      order.map((term) => {
+        const direction = sql.raw(term.descending ? 'desc' : 'asc');
+        return term.nullable === false
+          ? sql`${columnRef(term.field)} ${direction}`
+          : sql`${columnRef(term.field)} ${direction} ${sql.raw(term.nullsFirst ? 'nulls first' : 'nulls last')}`;
+      }),
+    ),
+  );
 }
 
 /** Kysely compiles LIMIT as a parameter: `$n` on PostgreSQL, `?` on SQLite. */
@@ -246,7 +276,7 @@ export function keysetPredicate(order: readonly OrderTerm[], after: readonly unk
     // NOT NULL columns in one direction: a row-value comparison, which SQLite
     // and PostgreSQL answer with an index range scan.
     if (terms.every((t) => t.descending === terms[0]!.descending)) {
-      const cols = sql.join(terms.map((t) => sql.ref(t.field)));
+      const cols = sql.join(terms.map((t) => columnRef(t.field)));
       const vals = sql.join(after.map((v) => sql`${v}`));
       const op = sql.raw(`${terms[0]!.descending ? '<' : '>'}${inclusive ? '=' : ''}`);
       return sql<SqlBool>`(${cols}) ${op} (${vals})`;
@@ -267,11 +297,11 @@ export function keysetPredicate(order: readonly OrderTerm[], after: readonly unk
 }
 
 function equals(term: OrderTerm, value: unknown) {
-  return isNull(value) ? sql`${sql.ref(term.field)} is null` : sql`${sql.ref(term.field)} = ${value}`;
+  return isNull(value) ? sql`${columnRef(term.field)} is null` : sql`${columnRef(term.field)} = ${value}`;
 }
 
 function strictlyAfter(term: OrderTerm, value: unknown) {
-  const col = sql.ref(term.field);
+  const col = columnRef(term.field);
   if (isNull(value)) return term.nullsFirst ? sql`${col} is not null` : null;
   const cmp = term.descending ? sql`${col} < ${value}` : sql`${col} > ${value}`;
   return term.nullsFirst || term.nullable === false ? cmp : sql`(${cmp} or ${col} is null)`;
