@@ -52,7 +52,22 @@ export interface OpenDatabaseOptions {
   pgPool?: PgPoolOptions;
   /** How long SQLite waits for another process's write lock, in ms (default 5000). */
   sqliteBusyTimeoutMs?: number;
+  /**
+   * PostgreSQL: a statement is prepared on a connection (parsed and planned
+   * once, by name) after it has run there this many times, as psycopg 3
+   * and pgJDBC do (default 5; 0 prepares on first use). `null` never
+   * prepares: the setting for PgBouncer in transaction mode without
+   * `max_prepared_statements`. The URL may say it too:
+   * `?prepare_threshold=5` or `?prepare_threshold=none`.
+   */
+  pgPrepareThreshold?: number | null;
+  /** PostgreSQL: prepared statements kept per connection (default 100); past it the least recently used is deallocated. */
+  pgPreparedMax?: number;
 }
+
+/** psycopg 3's defaults. */
+export const PG_PREPARE_THRESHOLD = 5;
+export const PG_PREPARED_MAX = 100;
 
 /** Milliseconds SQLite waits for a lock held by another connection. */
 export const SQLITE_BUSY_TIMEOUT_MS = 5_000;
@@ -69,7 +84,27 @@ export async function openDatabase(url?: string, options: OpenDatabaseOptions = 
   if (parsed.dialect === 'sqlite') {
     return openSqlite(target, parsed.filename, options.sqliteBusyTimeoutMs ?? SQLITE_BUSY_TIMEOUT_MS);
   }
-  return openPostgres(target, options.pgPool ?? {});
+  const { url: pgUrl, threshold } = takePrepareThreshold(target);
+  const prepare = {
+    threshold: options.pgPrepareThreshold !== undefined ? options.pgPrepareThreshold : threshold,
+    max: options.pgPreparedMax ?? PG_PREPARED_MAX,
+  };
+  if (prepare.threshold !== null && !(Number.isInteger(prepare.threshold) && prepare.threshold >= 0)) {
+    throw new Error(`The prepare threshold must be a whole number of runs (0 or more) or none, not ${String(prepare.threshold)}.`);
+  }
+  if (!(Number.isInteger(prepare.max) && prepare.max >= 1)) throw new Error(`pgPreparedMax must be a positive whole number, not ${String(prepare.max)}.`);
+  return openPostgres(pgUrl, options.pgPool ?? {}, prepare);
+}
+
+/** `?prepare_threshold=` of a PostgreSQL URL (a number, or `none`), taken out of the URL the driver sees. */
+function takePrepareThreshold(url: string): { url: string; threshold: number | null } {
+  const m = /([?&])prepare_threshold=([^&#]*)(&?)/.exec(url);
+  if (!m) return { url, threshold: PG_PREPARE_THRESHOLD };
+  const raw = decodeURIComponent(m[2]!).trim().toLowerCase();
+  const threshold = raw === 'none' || raw === 'null' ? null : /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (Number.isNaN(threshold)) throw new Error(`prepare_threshold in the database URL must be a whole number or none, not "${m[2]}".`);
+  const rest = url.slice(0, m.index) + (m[3] ? m[1] : '') + url.slice(m.index + m[0].length);
+  return { url: rest, threshold };
 }
 
 function connectError(url: string, cause: unknown): Error {
@@ -116,9 +151,9 @@ function openSqlite(url: string, filename: string, busyTimeoutMs: number): Datab
 const directExecutors = new WeakMap<CompiledQuery, QueryExecutor>();
 
 /**
- * The executor that compiled `query` when it is one of Trestle's SQLite
- * executors without plug-ins, so a query derived from it (the same SQL
- * wrapped in a count) may run there; `null` otherwise.
+ * The executor that compiled `query` when it is the own executor of a
+ * database opened by `openDatabase` (no plug-ins), so a query derived from
+ * it (the same SQL wrapped in a count) may run there; `null` otherwise.
  */
 export function directExecutorOf(query: CompiledQuery): QueryExecutor | null {
   return directExecutors.get(query) ?? null;
@@ -126,9 +161,25 @@ export function directExecutorOf(query: CompiledQuery): QueryExecutor | null {
 
 let directReadsInstalled = false;
 
-/** Whether this process has opened a SQLite database with direct reads (else `directExecutorOf` is always `null`). */
+/** Whether this process has opened a database through `openDatabase` (else `directExecutorOf` is always `null`). */
 export function hasDirectReads(): boolean {
   return directReadsInstalled;
+}
+
+/**
+ * Remembers which queries the app's own executor compiled (`directExecutorOf`),
+ * so a count can wrap a listing's SQL and run it there. Returns the executor.
+ */
+function markCompiles(db: Kysely<DB>): QueryExecutor {
+  directReadsInstalled = true;
+  const executor = db.getExecutor();
+  const compile = executor.compileQuery.bind(executor);
+  (executor as { compileQuery: QueryExecutor['compileQuery'] }).compileQuery = (node, queryId) => {
+    const compiled = compile(node, queryId);
+    directExecutors.set(compiled, executor);
+    return compiled;
+  };
+  return executor;
 }
 
 /**
@@ -141,16 +192,9 @@ export function hasDirectReads(): boolean {
  * (`withPlugin` makes a new executor) go Kysely's way.
  */
 function installDirectReads(db: Kysely<DB>, sqlite: BetterSqlite3.Database, statements: SqliteDatabase): void {
-  directReadsInstalled = true;
-  const executor = db.getExecutor();
-  const compile = executor.compileQuery.bind(executor);
+  const executor = markCompiles(db);
   const execute = executor.executeQuery.bind(executor);
-  const direct = executor as { compileQuery: QueryExecutor['compileQuery']; executeQuery: QueryExecutor['executeQuery'] };
-  direct.compileQuery = (node, queryId) => {
-    const compiled = compile(node, queryId);
-    directExecutors.set(compiled, executor);
-    return compiled;
-  };
+  const direct = executor as { executeQuery: QueryExecutor['executeQuery'] };
   direct.executeQuery = <R>(compiled: CompiledQuery<R>): Promise<QueryResult<R>> => {
     if (!sqlite.inTransaction && executor.plugins.length === 0) {
       let rows: R[] | undefined;
@@ -217,7 +261,7 @@ function withStatementCache(sqlite: BetterSqlite3.Database, size = SQLITE_STATEM
   };
 }
 
-async function openPostgres(url: string, poolConfig: PgPoolOptions): Promise<Database> {
+async function openPostgres(url: string, poolConfig: PgPoolOptions, prepare: PrepareSettings): Promise<Database> {
   const pool = new pg.Pool({ connectionTimeoutMillis: 10_000, ...poolConfig, connectionString: url });
   // A client that loses its server emits 'error'; unheard, that kills the
   // process. pg-pool listens only while a client is idle, so every client
@@ -234,7 +278,115 @@ async function openPostgres(url: string, poolConfig: PgPoolOptions): Promise<Dat
     throw connectError(url, err);
   }
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  installDirectPgQueries(db, pool, prepare);
   return makeDatabase(db, 'postgres', url);
+}
+
+interface PrepareSettings {
+  readonly threshold: number | null;
+  readonly max: number;
+}
+
+let statementNames = 0;
+
+/**
+ * Which statements run prepared on one connection: a statement is named once
+ * it has run `threshold` times there; at most `max` names are kept, the least
+ * recently used one deallocated to make room (psycopg 3's scheme).
+ */
+class PreparedStatements {
+  private readonly runs = new Map<string, number>();
+  /** SQL → name, least recently used first. */
+  private readonly names = new Map<string, string>();
+
+  constructor(
+    private readonly client: pg.PoolClient,
+    private readonly settings: PrepareSettings,
+  ) {}
+
+  /** The name to run `sql` under, or `undefined` to run it unnamed. */
+  nameFor(sql: string): string | undefined {
+    const threshold = this.settings.threshold;
+    if (threshold === null) return undefined;
+    let name = this.names.get(sql);
+    if (name !== undefined) {
+      this.names.delete(sql);
+      this.names.set(sql, name);
+      return name;
+    }
+    const runs = (this.runs.get(sql) ?? 0) + 1;
+    if (runs <= threshold) {
+      if (this.runs.size >= 10 * this.settings.max) this.runs.clear();
+      this.runs.set(sql, runs);
+      return undefined;
+    }
+    this.runs.delete(sql);
+    if (this.names.size >= this.settings.max) {
+      const [oldest, oldName] = this.names.entries().next().value!;
+      this.forget(oldest, oldName);
+    }
+    name = `trestle_${++statementNames}`;
+    this.names.set(sql, name);
+    return name;
+  }
+
+  /** Drops a prepared statement here and on the server (queued on the connection, before the next query). */
+  forget(sql: string, name = this.names.get(sql)): void {
+    if (name === undefined) return;
+    this.names.delete(sql);
+    const connection = (this.client as unknown as { connection?: { parsedStatements?: Record<string, string> } }).connection;
+    if (connection?.parsedStatements) delete connection.parsedStatements[name];
+    this.client.query(`DEALLOCATE ${name}`).catch(() => {});
+  }
+}
+
+const preparedByClient = new WeakMap<pg.PoolClient, PreparedStatements>();
+
+/** PostgreSQL's "cached plan must not change result type": the table changed under a prepared statement. */
+function isStalePlan(err: unknown): boolean {
+  return (err as { code?: unknown })?.code === '0A000' && /cached plan/i.test(String((err as Error).message));
+}
+
+/**
+ * The app's own executor (no plug-ins; transactions run on executors of
+ * their own) sends a query on a pooled client itself: check out, query
+ * (prepared once it has run `prepare.threshold` times on that connection),
+ * release, with the result in the shape Kysely's PostgreSQL driver gives,
+ * without Kysely's connection provider and its chain of awaits around it.
+ */
+function installDirectPgQueries(db: Kysely<DB>, pool: pg.Pool, prepare: PrepareSettings): void {
+  const executor = markCompiles(db);
+  const execute = executor.executeQuery.bind(executor);
+  (executor as { executeQuery: QueryExecutor['executeQuery'] }).executeQuery = async <R>(compiled: CompiledQuery<R>): Promise<QueryResult<R>> => {
+    if (executor.plugins.length > 0) return execute(compiled);
+    const client = await pool.connect();
+    try {
+      let prepared = preparedByClient.get(client);
+      if (prepared === undefined) {
+        prepared = new PreparedStatements(client, prepare);
+        preparedByClient.set(client, prepared);
+      }
+      const text = compiled.sql;
+      const values = [...compiled.parameters];
+      const name = prepared.nameFor(text);
+      let result: pg.QueryResult;
+      try {
+        result = name === undefined ? await client.query(text, values) : await client.query({ name, text, values });
+      } catch (err) {
+        if (name === undefined || !isStalePlan(err)) throw err;
+        // A migration changed the table: plan it afresh.
+        prepared.forget(text);
+        result = await client.query(text, values);
+      }
+      const { command, rowCount, rows } = result;
+      return {
+        numAffectedRows: command === 'INSERT' || command === 'UPDATE' || command === 'DELETE' || command === 'MERGE' ? BigInt(rowCount ?? 0) : undefined,
+        rows: (rows ?? []) as R[],
+      };
+    } finally {
+      client.release();
+    }
+  };
 }
 
 // The failing query or checkout already reports the error to its caller.

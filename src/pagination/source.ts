@@ -155,7 +155,7 @@ type AnyQuery<T> = SelectQueryBuilder<any, any, T>;
  */
 function countQuery(qb: AnyQuery<unknown>): Promise<{ count: unknown }[]> {
   if (hasDirectReads()) {
-    // On Trestle's SQLite executor the listing's own SQL is wrapped as text: no plug-in, no second compile.
+    // On the app's own executor the listing's SQL is wrapped as text: no plug-in, no second compile.
     const inner = qb.compile();
     const executor = directExecutorOf(inner);
     if (executor) {
