@@ -335,3 +335,5 @@ export type { HealthState } from './health.js';
 export { defineProject } from './project.js';
 export type { ProjectConfig, ProjectContext, ProjectAppOptions } from './project.js';
 export { addIdColumn, TIMESTAMP_TYPE, BOOLEAN_TYPE } from './db/migrations/helpers.js';
+export { setCookie, clearCookie } from './cookies.js';
+export type { CookieOptions } from './cookies.js';
