@@ -214,7 +214,15 @@ export class ApiRequest<Params extends object = PathParams, Data = unknown, Auth
    * throws an `ApiError` ends authentication (the error propagates); a
    * programming error is re-thrown as `WrappedAttributeError`.
    */
-  async authenticate(): Promise<void> {
+  authenticate(): void | Promise<void> {
+    if (this.authenticators.length === 0) {
+      this.notAuthenticated();
+      return;
+    }
+    return this.authenticateWithSchemes();
+  }
+
+  private async authenticateWithSchemes(): Promise<void> {
     for (const scheme of this.authenticators) {
       let result: [User, unknown] | null;
       try {

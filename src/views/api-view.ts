@@ -186,10 +186,12 @@ export class APIView {
     req.parsers = p.parsers;
     let response: Response;
     try {
-      await this.initial(req);
+      const initial = this.initial(req);
+      if (isPromise(initial)) await initial;
       const handler = p.handlers.get(req.method);
       if (!handler) throw new MethodNotAllowed(req.method);
-      const out = await handler.call(this, req);
+      let out = handler.call(this, req);
+      if (isPromise(out)) out = await out;
       response = out instanceof Response ? out : new Response(out);
     } catch (err) {
       response = this.handleException(req, err);
@@ -197,13 +199,25 @@ export class APIView {
     return this.finalizeResponse(req, response);
   }
 
-  /** Everything that runs before the handler, in DRF's order. */
-  async initial(req: ApiRequest): Promise<void> {
+  /**
+   * Everything that runs before the handler, in DRF's order. Returns a
+   * promise only when a step is asynchronous (a scheme that queries the
+   * database, a throttle): a request that needs nothing asynchronous is not
+   * made to wait for the event loop between the steps.
+   */
+  initial(req: ApiRequest): void | Promise<void> {
     this.performContentNegotiation(req);
     this.determineVersion(req);
-    await this.performAuthentication(req);
-    await this.checkPermissions(req);
-    await this.checkThrottles(req);
+    const authenticating = this.performAuthentication(req);
+    if (isPromise(authenticating)) return authenticating.then(() => this.checkAccess(req));
+    return this.checkAccess(req);
+  }
+
+  /** Permissions, then throttles. */
+  private checkAccess(req: ApiRequest): void | Promise<void> {
+    const checking = this.checkPermissions(req);
+    if (isPromise(checking)) return checking.then(() => this.checkThrottles(req));
+    return this.checkThrottles(req);
   }
 
   performContentNegotiation(req: ApiRequest, force = false): void {
@@ -238,15 +252,27 @@ export class APIView {
   }
 
   /** Resolves `request.user`; override with an empty body to make it lazy. */
-  async performAuthentication(req: ApiRequest): Promise<void> {
-    await req.authenticate();
+  performAuthentication(req: ApiRequest): void | Promise<void> {
+    return req.authenticate();
   }
 
-  async checkPermissions(req: ApiRequest): Promise<void> {
-    for (const permission of this.policies.permissions) {
-      if (!(await permission.hasPermission(req, this))) {
-        this.permissionDenied(req, permission.message, permission.code);
-      }
+  /** Each permission in turn; a promise only once a permission answers with one. */
+  checkPermissions(req: ApiRequest): void | Promise<void> {
+    const permissions = this.policies.permissions;
+    for (let i = 0; i < permissions.length; i++) {
+      const permission = permissions[i]!;
+      const allowed = permission.hasPermission(req, this);
+      if (isPromise(allowed)) return this.checkPermissionsFrom(req, i, allowed);
+      if (!allowed) this.permissionDenied(req, permission.message, permission.code);
+    }
+  }
+
+  private async checkPermissionsFrom(req: ApiRequest, start: number, pending: Promise<boolean>): Promise<void> {
+    const permissions = this.policies.permissions;
+    for (let i = start; i < permissions.length; i++) {
+      const permission = permissions[i]!;
+      const allowed = i === start ? await pending : await permission.hasPermission(req, this);
+      if (!allowed) this.permissionDenied(req, permission.message, permission.code);
     }
   }
 
@@ -265,9 +291,13 @@ export class APIView {
     throw new PermissionDenied(message, code);
   }
 
-  async checkThrottles(req: ApiRequest): Promise<void> {
+  checkThrottles(req: ApiRequest): void | Promise<void> {
     const throttles = this.policies.throttles;
     if (throttles.length === 0) return;
+    return this.throttle(req, throttles);
+  }
+
+  private async throttle(req: ApiRequest, throttles: readonly Throttle[]): Promise<void> {
     let denied = false;
     let wait: number | null = null;
     for (const throttle of throttles) {
@@ -366,6 +396,10 @@ function mergeHeaders(res: Response, extra: Readonly<Record<string, string>>): v
     if (current === undefined) res.setHeader(name, extra[name]!);
     else if (name.toLowerCase() === 'link' && !current.includes(extra[name]!)) res.setHeader(name, `${current}, ${extra[name]!}`);
   }
+}
+
+function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | undefined)?.then === 'function';
 }
 
 export function isApiError(err: unknown): err is ApiError {
