@@ -272,45 +272,36 @@ async function handle(
   const refused = begin(request, reply);
   if (refused !== null) return refused;
   try {
-    return await dispatchCandidates(request, reply, candidates, env);
+    const raw = request.params as Record<string, string | undefined>;
+    for (const { route, view } of candidates) {
+      const params = convertParams(route, raw);
+      if (params === null) continue;
+      const req = new ApiRequest(request, reply, env, params);
+      req.resolverMatch = route.match;
+      try {
+        req.getHost();
+      } catch (err) {
+        return sendError(reply, err as ApiError);
+      }
+      let res: Response;
+      try {
+        res = await view.dispatch(req);
+      } catch (err) {
+        if (isOutageError(err)) {
+          const e = serviceUnavailable(request, err, env.app.settings);
+          res = new Response(e.toBody(), { status: e.statusCode, headers: e.headers });
+        } else {
+          request.log.error({ err }, 'unhandled error in view');
+          res = new Response(SERVER_ERROR_BODY, { status: 500 });
+        }
+        view.finalizeResponse(req, res);
+      }
+      return sendResponse(reply, req, view, res);
+    }
+    return unknownRoute(request, reply, env);
   } finally {
     dropUploads(request);
   }
-}
-
-async function dispatchCandidates(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  candidates: { route: CompiledRoute; view: APIView }[],
-  env: RequestEnvironment,
-): Promise<FastifyReply> {
-  const raw = request.params as Record<string, string | undefined>;
-  for (const { route, view } of candidates) {
-    const params = convertParams(route, raw);
-    if (params === null) continue;
-    const req = new ApiRequest(request, reply, env, params);
-    req.resolverMatch = route.match;
-    try {
-      req.getHost();
-    } catch (err) {
-      return sendError(reply, err as ApiError);
-    }
-    let res: Response;
-    try {
-      res = await view.dispatch(req);
-    } catch (err) {
-      if (isOutageError(err)) {
-        const e = serviceUnavailable(request, err, env.app.settings);
-        res = new Response(e.toBody(), { status: e.statusCode, headers: e.headers });
-      } else {
-        request.log.error({ err }, 'unhandled error in view');
-        res = new Response(SERVER_ERROR_BODY, { status: 500 });
-      }
-      view.finalizeResponse(req, res);
-    }
-    return sendResponse(reply, req, view, res);
-  }
-  return unknownRoute(request, reply, env);
 }
 
 /** Fastify's not-found handler: no route has this path. */

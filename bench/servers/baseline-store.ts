@@ -6,6 +6,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { LARGE_TABLE, SMALL_TABLE } from '../lib/constants.js';
+import { databaseTarget } from './server-env.js';
 
 export interface ItemRow {
   id: number;
@@ -103,4 +104,10 @@ export function pgStore(url: string): BaselineStore {
     userToken: (userId) => one('user_token', `select digest, encrypted_key from trestle_token where user_id = $1 and name = ''`, [userId]),
     close: () => pool.end(),
   };
+}
+
+/** The baselines' store for `BENCH_DATABASE`: a SQLite file or a postgres:// URL. */
+export function openBaselineStore(): BaselineStore {
+  const target = databaseTarget();
+  return /^postgres(ql)?:\/\//.test(target) ? pgStore(target) : sqliteStore(target);
 }

@@ -5,7 +5,8 @@
  */
 import Fastify from 'fastify';
 import { ALLOW, ALLOW_POST, baselineRoutes, NOT_FOUND, type BaselineRequest } from './baseline-handlers.js';
-import { openBaselineStore, serverPort } from './server-env.js';
+import { openBaselineStore } from './baseline-store.js';
+import { serverPort } from './server-env.js';
 
 const store = openBaselineStore();
 const routes = baselineRoutes(store);

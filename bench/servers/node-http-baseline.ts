@@ -4,7 +4,8 @@
  */
 import { createServer } from 'node:http';
 import { ALLOW, ALLOW_POST, baselineRoutes, NOT_FOUND, type BaselineResponse } from './baseline-handlers.js';
-import { openBaselineStore, serverPort } from './server-env.js';
+import { openBaselineStore } from './baseline-store.js';
+import { serverPort } from './server-env.js';
 
 const store = openBaselineStore();
 const routes = baselineRoutes(store);

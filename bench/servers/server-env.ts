@@ -1,5 +1,7 @@
-/** What the harness hands a server process: `BENCH_DATABASE` and `BENCH_PORT`. */
-import { pgStore, sqliteStore, type BaselineStore } from './baseline-store.js';
+/**
+ * What the harness hands a server process: `BENCH_DATABASE` and `BENCH_PORT`.
+ * Imports no database driver, so each server loads only the modules it uses.
+ */
 
 /** The database to serve: a SQLite file path or a postgres:// URL. */
 export function databaseTarget(): string {
@@ -16,9 +18,4 @@ export function serverPort(): number {
 export function databaseUrl(): string {
   const target = databaseTarget();
   return /^postgres(ql)?:\/\//.test(target) ? target : `sqlite:${target}`;
-}
-
-export function openBaselineStore(): BaselineStore {
-  const target = databaseTarget();
-  return /^postgres(ql)?:\/\//.test(target) ? pgStore(target) : sqliteStore(target);
 }

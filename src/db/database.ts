@@ -2,7 +2,8 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { ConnectionOptions } from 'node:tls';
 import BetterSqlite3 from 'better-sqlite3';
-import pg from 'pg';
+import type pg from 'pg';
+import { loadPg } from './pg-module.js';
 import { Kysely, PostgresDialect, SqliteDialect, SqliteQueryCompiler, type CompiledQuery, type QueryCompiler, type QueryExecutor, type QueryResult, type SqliteDatabase } from 'kysely';
 import type { DB } from './schema.js';
 import type { DialectName } from './dialect.js';
@@ -262,7 +263,7 @@ function withStatementCache(sqlite: BetterSqlite3.Database, size = SQLITE_STATEM
 }
 
 async function openPostgres(url: string, poolConfig: PgPoolOptions, prepare: PrepareSettings): Promise<Database> {
-  const pool = new pg.Pool({ connectionTimeoutMillis: 10_000, ...poolConfig, connectionString: url });
+  const pool = new (loadPg().Pool)({ connectionTimeoutMillis: 10_000, ...poolConfig, connectionString: url });
   // A client that loses its server emits 'error'; unheard, that kills the
   // process. pg-pool listens only while a client is idle, so every client
   // gets its own listener for the time it is checked out by a query. The

@@ -1,11 +1,11 @@
 import BetterSqlite3 from 'better-sqlite3';
-import pg from 'pg';
 import { createRequire } from 'node:module';
 import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
 import type { DB } from '../db/schema.js';
 import { fromDbBoolean, toDbBoolean, toDbTimestamp } from '../db/schema.js';
 import type { DialectName } from '../db/dialect.js';
 import { redactUrl } from '../db/url.js';
+import { loadPg } from '../db/pg-module.js';
 import type { TokenStore } from '../authtoken/token-store.js';
 import { identifyDjangoHasher, type DjangoHasherName } from './django-hashers.js';
 
@@ -107,7 +107,7 @@ export async function openDjangoSource(url: string): Promise<DjangoSource> {
     return { db, dialect: 'sqlite', url, close: () => db.destroy() };
   }
   if (/^postgres(ql)?:\/\//i.test(url)) {
-    const pool = new pg.Pool({ connectionString: url, max: 2 });
+    const pool = new (loadPg().Pool)({ connectionString: url, max: 2 });
     pool.on('error', () => {}); // idle client errors surface on the next query
     try {
       (await pool.connect()).release();
