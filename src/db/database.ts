@@ -280,7 +280,19 @@ async function openPostgres(url: string, poolConfig: PgPoolOptions, prepare: Pre
   }
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   installDirectPgQueries(db, pool, prepare);
-  return makeDatabase(db, 'postgres', url);
+  const database = makeDatabase(db, 'postgres', url);
+  let closing: Promise<void> | null = null;
+  return {
+    ...database,
+    close() {
+      closing ??= (async () => {
+        await database.close();
+        // Queries may never have gone through Kysely's driver, which ends the pool only once it has used it.
+        if (!(pool as { ending?: boolean }).ending) await pool.end();
+      })();
+      return closing;
+    },
+  };
 }
 
 interface PrepareSettings {

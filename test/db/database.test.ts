@@ -129,6 +129,15 @@ describe('SQLite reads outside Kysely\'s driver', () => {
   });
 });
 
+describe('closing a SQLite database', () => {
+  it('closes the connection even when every query read it directly', async () => {
+    const database = await openDatabase('sqlite::memory:');
+    expect((await sql<{ one: number }>`select 1 as one`.execute(database.db)).rows).toEqual([{ one: 1 }]);
+    await Promise.all([database.close(), database.close()]);
+    await expect(sql`select 1`.execute(database.db)).rejects.toThrow(/not open|destroyed/);
+  });
+});
+
 describe('openDatabase errors', () => {
   it('names the URL, password redacted, when PostgreSQL does not answer', async () => {
     const attempt = openDatabase('postgres://bob:hunter2@127.0.0.1:1/db');

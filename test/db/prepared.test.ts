@@ -92,4 +92,17 @@ describe.runIf(pgAvailable())('prepared statements on PostgreSQL', () => {
     expect(await all().execute()).toEqual([{ id: 1, name: 'one', note: 'n' }]);
     expect(await all().execute()).toEqual([{ id: 1, name: 'one', note: 'n' }]);
   });
+
+  it('close() ends the pool even when no query went through Kysely\'s driver', async () => {
+    const target = await freshPgUrl();
+    const database = await openDatabase(target.url, { pgPool: { max: 1 } });
+    try {
+      const { rows } = await sql<{ one: number }>`select 1 as one`.execute(database.db);
+      expect(rows).toEqual([{ one: 1 }]);
+      await Promise.all([database.close(), database.close()]);
+      await expect(sql`select 1`.execute(database.db)).rejects.toThrow(/end on the pool/);
+    } finally {
+      await target.cleanup();
+    }
+  });
 });
