@@ -6,7 +6,7 @@
  * unless told otherwise, and setting a cookie again (same name, domain and
  * path) replaces the earlier line instead of adding a second one.
  */
-import { parseCookie, stringifySetCookie } from 'cookie';
+import { parse, serialize } from 'cookie';
 import type { FastifyReply } from 'fastify';
 
 export interface CookieOptions {
@@ -25,13 +25,13 @@ type WithWritten = FastifyReply & { [WRITTEN]?: Map<string, string> };
 
 /** The cookies of a `Cookie` header (an empty object when there is none). */
 export function parseCookies(header: string | undefined): Record<string, string | undefined> {
-  return header ? parseCookie(header) : {};
+  return header ? parse(header) : {};
 }
 
 /** Adds a `Set-Cookie` line to the reply, replacing one this request set before for the same cookie. */
 export function setCookie(reply: FastifyReply, name: string, value: string, options: CookieOptions = {}): void {
   const opts: CookieOptions = { sameSite: 'lax', ...options };
-  const line = stringifySetCookie({ name, value, ...opts });
+  const line = serialize(name, value, opts);
   const key = `${name};${opts.domain};${opts.path ?? '/'}`;
   const written = ((reply as WithWritten)[WRITTEN] ??= new Map());
   const previous = written.get(key);
