@@ -1,8 +1,8 @@
 /**
  * Cookies without a per-request hook: the `Cookie` header is parsed the
  * first time a view reads `request.cookies`, and `setCookie` writes the
- * `Set-Cookie` line on the reply at once. Same parser and serializer as
- * `@fastify/cookie` (the `cookie` package), same rules: `SameSite=Lax`
+ * `Set-Cookie` line on the reply at once. The `cookie` package parses and
+ * serializes, with `@fastify/cookie`'s rules: `SameSite=Lax`
  * unless told otherwise, and setting a cookie again (same name, domain and
  * path) replaces the earlier line instead of adding a second one.
  */
