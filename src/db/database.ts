@@ -137,15 +137,9 @@ function openSqlite(url: string, filename: string, busyTimeoutMs: number): Datab
   const statements = withStatementCache(sqlite);
   const db = new Kysely<DB>({ dialect: new TrestleSqliteDialect({ database: statements }) });
   installDirectReads(db, sqlite, statements);
-  const database = makeDatabase(db, 'sqlite', url);
-  return {
-    ...database,
-    async close() {
-      await database.close();
-      // Reads may never have gone through Kysely's driver, which closes the handle only once it has opened it.
-      if (sqlite.open) sqlite.close();
-    },
-  };
+  return makeDatabase(db, 'sqlite', url, () => {
+    if (sqlite.open) sqlite.close();
+  });
 }
 
 /** Compiled queries of an executor that reads directly (see `installDirectReads`), and that executor. */
@@ -160,11 +154,11 @@ export function directExecutorOf(query: CompiledQuery): QueryExecutor | null {
   return directExecutors.get(query) ?? null;
 }
 
-let directReadsInstalled = false;
+let directExecutorsInstalled = false;
 
 /** Whether this process has opened a database through `openDatabase` (else `directExecutorOf` is always `null`). */
-export function hasDirectReads(): boolean {
-  return directReadsInstalled;
+export function hasDirectExecutors(): boolean {
+  return directExecutorsInstalled;
 }
 
 /**
@@ -172,7 +166,7 @@ export function hasDirectReads(): boolean {
  * so a count can wrap a listing's SQL and run it there. Returns the executor.
  */
 function markCompiles(db: Kysely<DB>): QueryExecutor {
-  directReadsInstalled = true;
+  directExecutorsInstalled = true;
   const executor = db.getExecutor();
   const compile = executor.compileQuery.bind(executor);
   (executor as { compileQuery: QueryExecutor['compileQuery'] }).compileQuery = (node, queryId) => {
@@ -280,19 +274,9 @@ async function openPostgres(url: string, poolConfig: PgPoolOptions, prepare: Pre
   }
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   installDirectPgQueries(db, pool, prepare);
-  const database = makeDatabase(db, 'postgres', url);
-  let closing: Promise<void> | null = null;
-  return {
-    ...database,
-    close() {
-      closing ??= (async () => {
-        await database.close();
-        // Queries may never have gone through Kysely's driver, which ends the pool only once it has used it.
-        if (!(pool as { ending?: boolean }).ending) await pool.end();
-      })();
-      return closing;
-    },
-  };
+  return makeDatabase(db, 'postgres', url, async () => {
+    if (!(pool as { ending?: boolean }).ending) await pool.end();
+  });
 }
 
 interface PrepareSettings {
@@ -405,14 +389,19 @@ function installDirectPgQueries(db: Kysely<DB>, pool: pg.Pool, prepare: PrepareS
 // The failing query or checkout already reports the error to its caller.
 function ignoreLostConnection(): void {}
 
-function makeDatabase(db: Kysely<DB>, dialect: DialectName, url: string): Database {
+/**
+ * `release` closes the connection or pool after Kysely is destroyed: queries
+ * may never have gone through Kysely's driver (see the direct paths above),
+ * and it closes only what it opened itself.
+ */
+function makeDatabase(db: Kysely<DB>, dialect: DialectName, url: string, release: () => void | Promise<void>): Database {
   let closing: Promise<void> | null = null;
   return {
     db,
     dialect,
     url: redactUrl(url),
     close() {
-      closing ??= db.destroy();
+      closing ??= db.destroy().then(release);
       return closing;
     },
   };

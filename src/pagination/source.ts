@@ -6,7 +6,7 @@
  */
 import { AliasNode, CompiledQuery, IdentifierNode, RawNode, SelectionNode, SelectQueryNode, sql, type Expression, type KyselyPlugin, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Source } from './base.js';
-import { directExecutorOf, hasDirectReads } from '../db/database.js';
+import { directExecutorOf, hasDirectExecutors } from '../db/database.js';
 
 /** One column of an ordering, as the client sees the listing. */
 export interface OrderTerm {
@@ -154,7 +154,7 @@ type AnyQuery<T> = SelectQueryBuilder<any, any, T>;
  * builder does not expose its Kysely instance.
  */
 function countQuery(qb: AnyQuery<unknown>): Promise<{ count: unknown }[]> {
-  if (hasDirectReads()) {
+  if (hasDirectExecutors()) {
     // On the app's own executor the listing's SQL is wrapped as text: no plug-in, no second compile.
     const inner = qb.compile();
     const executor = directExecutorOf(inner);

@@ -346,7 +346,8 @@ export class APIView {
     if (!req.acceptedRenderer) this.performContentNegotiation(req, true);
     const p = this.policies;
     if (p.vary.length > 0) {
-      if (res.headers['Vary'] === undefined && res.getHeader('Vary') === undefined) res.headers['Vary'] = p.varyHeader;
+      // The view's names are distinct already: with no Vary yet they are the whole value.
+      if (res.getHeader('Vary') === undefined) res.headers['Vary'] = p.varyHeader;
       else patchVary(res, p.vary);
     }
     if (req.vary !== null) patchVary(res, req.vary);
