@@ -4,6 +4,8 @@ import type { ConnectionOptions } from 'node:tls';
 import BetterSqlite3 from 'better-sqlite3';
 import type pg from 'pg';
 import { loadPg } from './pg-module.js';
+import { markCompiles } from './direct.js';
+import { installDirectPgQueries, type PrepareSettings } from './pg-direct.js';
 import { Kysely, PostgresDialect, SqliteDialect, SqliteQueryCompiler, type CompiledQuery, type QueryCompiler, type QueryExecutor, type QueryResult, type SqliteDatabase } from 'kysely';
 import type { DB } from './schema.js';
 import type { DialectName } from './dialect.js';
@@ -45,6 +47,12 @@ export interface PgPoolOptions {
   ssl?: boolean | ConnectionOptions;
   /** Lets the process exit while idle clients remain. */
   allowExitOnIdle?: boolean;
+  /**
+   * node-postgres' pipeline mode (Trestle's default `true`): a page and its
+   * count go to the server in one round trip. `false` sends them one after
+   * the other on the same connection.
+   */
+  pipeline?: boolean;
 }
 
 /** Tuning knobs for `openDatabase`; the URL alone is enough for normal use. */
@@ -142,41 +150,6 @@ function openSqlite(url: string, filename: string, busyTimeoutMs: number): Datab
   });
 }
 
-/** Compiled queries of an executor that reads directly (see `installDirectReads`), and that executor. */
-const directExecutors = new WeakMap<CompiledQuery, QueryExecutor>();
-
-/**
- * The executor that compiled `query` when it is the own executor of a
- * database opened by `openDatabase` (no plug-ins), so a query derived from
- * it (the same SQL wrapped in a count) may run there; `null` otherwise.
- */
-export function directExecutorOf(query: CompiledQuery): QueryExecutor | null {
-  return directExecutors.get(query) ?? null;
-}
-
-let directExecutorsInstalled = false;
-
-/** Whether this process has opened a database through `openDatabase` (else `directExecutorOf` is always `null`). */
-export function hasDirectExecutors(): boolean {
-  return directExecutorsInstalled;
-}
-
-/**
- * Remembers which queries the app's own executor compiled (`directExecutorOf`),
- * so a count can wrap a listing's SQL and run it there. Returns the executor.
- */
-function markCompiles(db: Kysely<DB>): QueryExecutor {
-  directExecutorsInstalled = true;
-  const executor = db.getExecutor();
-  const compile = executor.compileQuery.bind(executor);
-  (executor as { compileQuery: QueryExecutor['compileQuery'] }).compileQuery = (node, queryId) => {
-    const compiled = compile(node, queryId);
-    directExecutors.set(compiled, executor);
-    return compiled;
-  };
-  return executor;
-}
-
 /**
  * A read on the SQLite connection runs synchronously in better-sqlite3, so
  * Kysely's way there — acquire the connection through its mutex, then half
@@ -257,7 +230,7 @@ function withStatementCache(sqlite: BetterSqlite3.Database, size = SQLITE_STATEM
 }
 
 async function openPostgres(url: string, poolConfig: PgPoolOptions, prepare: PrepareSettings): Promise<Database> {
-  const pool = new (loadPg().Pool)({ connectionTimeoutMillis: 10_000, ...poolConfig, connectionString: url });
+  const pool = new (loadPg().Pool)({ connectionTimeoutMillis: 10_000, pipeline: true, ...poolConfig, connectionString: url });
   // A client that loses its server emits 'error'; unheard, that kills the
   // process. pg-pool listens only while a client is idle, so every client
   // gets its own listener for the time it is checked out by a query. The
@@ -277,113 +250,6 @@ async function openPostgres(url: string, poolConfig: PgPoolOptions, prepare: Pre
   return makeDatabase(db, 'postgres', url, async () => {
     if (!(pool as { ending?: boolean }).ending) await pool.end();
   });
-}
-
-interface PrepareSettings {
-  readonly threshold: number | null;
-  readonly max: number;
-}
-
-let statementNames = 0;
-
-/**
- * Which statements run prepared on one connection: a statement is named once
- * it has run `threshold` times there; at most `max` names are kept, the least
- * recently used one deallocated to make room (psycopg 3's scheme).
- */
-class PreparedStatements {
-  private readonly runs = new Map<string, number>();
-  /** SQL → name, least recently used first. */
-  private readonly names = new Map<string, string>();
-
-  constructor(
-    private readonly client: pg.PoolClient,
-    private readonly settings: PrepareSettings,
-  ) {}
-
-  /** The name to run `sql` under, or `undefined` to run it unnamed. */
-  nameFor(sql: string): string | undefined {
-    const threshold = this.settings.threshold;
-    if (threshold === null) return undefined;
-    let name = this.names.get(sql);
-    if (name !== undefined) {
-      this.names.delete(sql);
-      this.names.set(sql, name);
-      return name;
-    }
-    const runs = (this.runs.get(sql) ?? 0) + 1;
-    if (runs <= threshold) {
-      if (this.runs.size >= 10 * this.settings.max) this.runs.clear();
-      this.runs.set(sql, runs);
-      return undefined;
-    }
-    this.runs.delete(sql);
-    if (this.names.size >= this.settings.max) {
-      const [oldest, oldName] = this.names.entries().next().value!;
-      this.forget(oldest, oldName);
-    }
-    name = `trestle_${++statementNames}`;
-    this.names.set(sql, name);
-    return name;
-  }
-
-  /** Drops a prepared statement here and on the server (queued on the connection, before the next query). */
-  forget(sql: string, name = this.names.get(sql)): void {
-    if (name === undefined) return;
-    this.names.delete(sql);
-    const connection = (this.client as unknown as { connection?: { parsedStatements?: Record<string, string> } }).connection;
-    if (connection?.parsedStatements) delete connection.parsedStatements[name];
-    this.client.query(`DEALLOCATE ${name}`).catch(() => {});
-  }
-}
-
-const preparedByClient = new WeakMap<pg.PoolClient, PreparedStatements>();
-
-/** PostgreSQL's "cached plan must not change result type": the table changed under a prepared statement. */
-function isStalePlan(err: unknown): boolean {
-  return (err as { code?: unknown })?.code === '0A000' && /cached plan/i.test(String((err as Error).message));
-}
-
-/**
- * The app's own executor (no plug-ins; transactions run on executors of
- * their own) sends a query on a pooled client itself: check out, query
- * (prepared once it has run `prepare.threshold` times on that connection),
- * release, with the result in the shape Kysely's PostgreSQL driver gives,
- * without Kysely's connection provider and its chain of awaits around it.
- */
-function installDirectPgQueries(db: Kysely<DB>, pool: pg.Pool, prepare: PrepareSettings): void {
-  const executor = markCompiles(db);
-  const execute = executor.executeQuery.bind(executor);
-  (executor as { executeQuery: QueryExecutor['executeQuery'] }).executeQuery = async <R>(compiled: CompiledQuery<R>): Promise<QueryResult<R>> => {
-    if (executor.plugins.length > 0) return execute(compiled);
-    const client = await pool.connect();
-    try {
-      let prepared = preparedByClient.get(client);
-      if (prepared === undefined) {
-        prepared = new PreparedStatements(client, prepare);
-        preparedByClient.set(client, prepared);
-      }
-      const text = compiled.sql;
-      const values = [...compiled.parameters];
-      const name = prepared.nameFor(text);
-      let result: pg.QueryResult;
-      try {
-        result = name === undefined ? await client.query(text, values) : await client.query({ name, text, values });
-      } catch (err) {
-        if (name === undefined || !isStalePlan(err)) throw err;
-        // A migration changed the table: plan it afresh.
-        prepared.forget(text);
-        result = await client.query(text, values);
-      }
-      const { command, rowCount, rows } = result;
-      return {
-        numAffectedRows: command === 'INSERT' || command === 'UPDATE' || command === 'DELETE' || command === 'MERGE' ? BigInt(rowCount ?? 0) : undefined,
-        rows: (rows ?? []) as R[],
-      };
-    } finally {
-      client.release();
-    }
-  };
 }
 
 // The failing query or checkout already reports the error to its caller.

@@ -90,10 +90,20 @@ export class LimitOffsetPagination<T = unknown> extends BasePagination<T, LimitO
     if (limit === null) return null;
     const src = pageSource(source);
     const strategy = (view as CountStrategyView | null)?.countStrategy ?? this.countStrategy;
-    const counted = await countWith(src, strategy, this.estimatedCountThreshold);
     const offset = this.getOffset(req);
     const url = req.buildAbsoluteUri();
     const n = toSafeNumber(limit);
+    if (strategy === 'exact' && src.countAndSlice && offset <= BigInt(Number.MAX_SAFE_INTEGER)) {
+      // The slice is fetched with its count, in one round trip where the source
+      // can (PostgreSQL); past the end it is empty either way.
+      const both = src.countAndSlice(Number(offset), n);
+      if (both !== null) {
+        const { count, items } = await both;
+        this.setState(req, { limit, offset, count, capped: undefined, hasNext: offset + limit < BigInt(count), url });
+        return items;
+      }
+    }
+    const counted = await countWith(src, strategy, this.estimatedCountThreshold);
     if (counted.exact) {
       const count = BigInt(counted.count!);
       const hasNext = offset + limit < count;

@@ -95,8 +95,23 @@ export class PageNumberPagination<T = unknown> extends BasePagination<T, PageNum
     const wantsLast = this.lastPageStrings.includes(raw);
     let strategy = (view as CountStrategyView | null)?.countStrategy ?? this.countStrategy;
     if (wantsLast) strategy = 'exact'; // the last page needs the real count
-    const counted = await countWith(src, strategy, this.estimatedCountThreshold);
     const url = req.buildAbsoluteUri();
+    if (strategy === 'exact' && !wantsLast && src.countAndSlice) {
+      // The page asked for is fetched with its count, in one round trip where
+      // the source can (PostgreSQL); a number past the last page is still
+      // refused once the count is known. Its query reads no further than the
+      // count's does.
+      const asked = askedNumber(raw, pageSize);
+      const both = asked === null ? null : src.countAndSlice((asked - 1) * pageSize, pageSize);
+      if (both !== null) {
+        const { count, items } = await both;
+        const numPages = Math.max(1, Math.ceil(count / pageSize));
+        const number = this.validateNumber(raw, numPages);
+        this.setState(req, { number, pageSize, numPages, count, capped: undefined, hasNext: number < numPages, url });
+        return items;
+      }
+    }
+    const counted = await countWith(src, strategy, this.estimatedCountThreshold);
 
     if (counted.exact) {
       const count = counted.count!;
@@ -188,4 +203,15 @@ export class PageNumberPagination<T = unknown> extends BasePagination<T, PageNum
       page_links: pageLinks(displayedPageNumbers(s.number, final), s.number, urlFor),
     };
   }
+}
+
+/** The page `raw` names when `validateNumber` could accept it (a whole number ≥ 1 whose offset is a safe integer), else `null`. */
+function askedNumber(raw: string, pageSize: number): number | null {
+  let n: bigint;
+  try {
+    n = pythonInt(raw);
+  } catch {
+    return null;
+  }
+  return n >= 1n && n <= BigInt(Math.floor(Number.MAX_SAFE_INTEGER / pageSize)) ? Number(n) : null;
 }

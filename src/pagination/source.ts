@@ -6,7 +6,7 @@
  */
 import { AliasNode, CompiledQuery, IdentifierNode, RawNode, SelectionNode, SelectQueryNode, sql, type Expression, type KyselyPlugin, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Source } from './base.js';
-import { directExecutorOf, hasDirectExecutors } from '../db/database.js';
+import { directExecutorOf, executeTogetherOn, hasDirectExecutors } from '../db/direct.js';
 
 /** One column of an ordering, as the client sees the listing. */
 export interface OrderTerm {
@@ -51,6 +51,11 @@ export interface PageSource<T> {
   estimatedCount(): Promise<number | null>;
   /** Items `offset … offset + limit - 1` in the source's own order. */
   slice(offset: number, limit: number): Promise<T[]>;
+  /**
+   * `count()` and `slice(offset, limit)` in one round trip, or `null` when
+   * this source cannot do both at once (then nothing has run).
+   */
+  countAndSlice?(offset: number, limit: number): Promise<{ count: number; items: T[] }> | null;
   /**
    * Items in `order`, strictly after `after` (values of the first
    * `after.length` terms, compared as a tuple) — or at or after it when
@@ -153,14 +158,17 @@ type AnyQuery<T> = SelectQueryBuilder<any, any, T>;
  * connection: a plugin swaps the query node for one that wraps it, since a
  * builder does not expose its Kysely instance.
  */
+function wrapInCount(inner: CompiledQuery): CompiledQuery<{ count: unknown }> {
+  return CompiledQuery.raw(`select count(*) as "count" from (${inner.sql}) as "t"`, [...inner.parameters]) as CompiledQuery<{ count: unknown }>;
+}
+
 function countQuery(qb: AnyQuery<unknown>): Promise<{ count: unknown }[]> {
   if (hasDirectExecutors()) {
     // On the app's own executor the listing's SQL is wrapped as text: no plug-in, no second compile.
     const inner = qb.compile();
     const executor = directExecutorOf(inner);
     if (executor) {
-      const count = CompiledQuery.raw(`select count(*) as "count" from (${inner.sql}) as "t"`, [...inner.parameters]);
-      return executor.executeQuery<{ count: unknown }>(count).then((result) => result.rows);
+      return executor.executeQuery<{ count: unknown }>(wrapInCount(inner)).then((result) => result.rows);
     }
   }
   const plugin: KyselyPlugin = {
@@ -206,6 +214,19 @@ class QuerySource<T> implements PageSource<T> {
 
   async slice(offset: number, limit: number): Promise<T[]> {
     return (await this.qb.limit(limit).offset(offset).execute()) as T[];
+  }
+
+  // On a PostgreSQL pool of the app's own executor both go out in one write
+  // and come back in one round trip; elsewhere (SQLite, plug-ins) `null`.
+  countAndSlice(offset: number, limit: number): Promise<{ count: number; items: T[] }> | null {
+    if (!hasDirectExecutors()) return null;
+    const inner = this.qb.clearOrderBy().compile();
+    const executor = directExecutorOf(inner);
+    const run = executor && executeTogetherOn(executor);
+    if (!run) return null;
+    const count = wrapInCount(inner);
+    const page = this.qb.limit(limit).offset(offset).compile();
+    return run([count, page]).then(([counted, rows]) => ({ count: toCount(counted!.rows[0] as { count?: unknown }), items: rows!.rows as T[] }));
   }
 
   async seek(order: readonly OrderTerm[], after: readonly unknown[] | null, offset: number, limit: number, _reversed = false, inclusive = false): Promise<T[]> {

@@ -64,6 +64,25 @@ describe.each(testDatabases())('pagination over a Kysely builder on $name', ({ n
       expect(await get(a, '/items/?page=3')).toMatchObject({ status: 404, body: { detail: 'Invalid page.' } });
     });
 
+    it('fetches a page with its count (one round trip on PostgreSQL) and still refuses what Django refuses', async () => {
+      const a = await app(listView(() => books(), PageNumberPagination));
+      const first = await get(a, '/items/');
+      expect(first).toMatchObject({ status: 200, body: { count: 12, next: `${BASE}/items/?page=2`, previous: null } });
+      expect(first.headers['content-type']).toBe('application/json');
+      expect(ids(first.body)).toEqual([1, 2, 3, 4, 5]);
+      const last = await get(a, '/items/?page=3');
+      expect(last).toMatchObject({ status: 200, body: { count: 12, next: null, previous: `${BASE}/items/?page=2` } });
+      expect(ids(last.body)).toEqual([11, 12]);
+      expect(ids((await get(a, '/items/?page=last')).body)).toEqual([11, 12]);
+      expect(ids((await get(a, '/items/?page=%202%20')).body)).toEqual([6, 7, 8, 9, 10]);
+      for (const page of ['4', '0', '-1', 'abc', '1.5', '99999999999999999999999']) {
+        expect(await get(a, `/items/?page=${page}`)).toMatchObject({ status: 404, body: { detail: 'Invalid page.' } });
+      }
+      await fill(0);
+      expect(await get(a, '/items/')).toMatchObject({ status: 200, body: { count: 0, next: null, previous: null, results: [] } });
+      expect(await get(a, '/items/?page=2')).toMatchObject({ status: 404, body: { detail: 'Invalid page.' } });
+    });
+
     it("countStrategy 'none': count is null, next is decided by one extra row, an empty page past the end is 404", async () => {
       const a = await app(listView(() => books(), PageNumberPagination, { countStrategy: 'none' satisfies CountStrategy }));
       expect(await get(a, '/items/?page=2')).toMatchObject({ status: 200, body: { count: null, next: `${BASE}/items/?page=3`, previous: `${BASE}/items/` } });
@@ -107,6 +126,11 @@ describe.each(testDatabases())('pagination over a Kysely builder on $name', ({ n
       const res = await get(a, '/items/?limit=4&offset=6');
       expect(res).toMatchObject({ status: 200, body: { count: 12, next: `${BASE}/items/?limit=4&offset=10`, previous: `${BASE}/items/?limit=4&offset=2` } });
       expect(ids(res.body)).toEqual([7, 8, 9, 10]);
+      expect(await get(a, '/items/?limit=4&offset=12')).toMatchObject({ status: 200, body: { count: 12, next: null, previous: `${BASE}/items/?limit=4&offset=8`, results: [] } });
+      expect(await get(a, '/items/?limit=4&offset=99999999999999999999')).toMatchObject({ status: 200, body: { count: 12, next: null, results: [] } });
+      const tail = await get(a, '/items/?limit=4&offset=10');
+      expect(tail).toMatchObject({ status: 200, body: { count: 12, next: null, previous: `${BASE}/items/?limit=4&offset=6` } });
+      expect(ids(tail.body)).toEqual([11, 12]);
     });
 
     it("countStrategy 'none' finds the end by one extra row", async () => {

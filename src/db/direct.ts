@@ -1,0 +1,70 @@
+/**
+ * What the app's own Kysely executor (the one `openDatabase` made, with no
+ * plug-ins) can do beyond Kysely's API: say which executor compiled a query,
+ * so a count can wrap the listing's SQL and run it there, and run several
+ * reads in one round trip where the driver can (PostgreSQL pipelining).
+ */
+import type { CompiledQuery, Kysely, QueryExecutor, QueryResult } from 'kysely';
+import type { DB } from './schema.js';
+
+/**
+ * The query the app's own executor compiled last, and that executor (see
+ * `directExecutorOf`). One slot, not a map: a count asks right after
+ * compiling, and a WeakMap entry per compiled query was work for every
+ * young-generation collection (see docs/performance.md).
+ */
+let lastCompiled: CompiledQuery | null = null;
+let lastCompiledBy: QueryExecutor | null = null;
+let installed = false;
+
+/**
+ * The executor that compiled `query` when it is the own executor of a
+ * database opened by `openDatabase` (no plug-ins) and `query` is the last
+ * query it compiled, so a query derived from it at once (the same SQL
+ * wrapped in a count) may run there; `null` otherwise.
+ */
+export function directExecutorOf(query: CompiledQuery): QueryExecutor | null {
+  return query === lastCompiled ? lastCompiledBy : null;
+}
+
+/** Whether this process has opened a database through `openDatabase` (else `directExecutorOf` is always `null`). */
+export function hasDirectExecutors(): boolean {
+  return installed;
+}
+
+/**
+ * Remembers the query the app's own executor compiled last (`directExecutorOf`),
+ * so a count can wrap a listing's SQL and run it there. Returns the executor.
+ */
+export function markCompiles(db: Kysely<DB>): QueryExecutor {
+  installed = true;
+  const executor = db.getExecutor();
+  const compile = executor.compileQuery.bind(executor);
+  (executor as { compileQuery: QueryExecutor['compileQuery'] }).compileQuery = (node, queryId) => {
+    const compiled = compile(node, queryId);
+    lastCompiled = compiled;
+    lastCompiledBy = executor;
+    return compiled;
+  };
+  return executor;
+}
+
+/** Runs reads together, results in the same order; rejects with the first error once all have finished. */
+export type ExecuteTogether = (queries: readonly CompiledQuery[]) => Promise<QueryResult<unknown>[]>;
+
+const together = new WeakMap<QueryExecutor, ExecuteTogether>();
+
+/** Declares that `executor` can send several reads in one round trip. */
+export function setExecuteTogether(executor: QueryExecutor, run: ExecuteTogether): void {
+  together.set(executor, run);
+}
+
+/**
+ * How `executor` sends several reads in one round trip, or `null` when it
+ * cannot (SQLite runs each at once anyway; an executor with plug-ins must
+ * transform each query and result).
+ */
+export function executeTogetherOn(executor: QueryExecutor): ExecuteTogether | null {
+  if (executor.plugins.length > 0) return null;
+  return together.get(executor) ?? null;
+}
