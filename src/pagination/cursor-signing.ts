@@ -4,7 +4,7 @@
  * keyed from SECRET_KEY, so a cursor that was edited, or taken from another
  * view or ordering, is refused before anything in it is used.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, timingSafeEqual } from 'node:crypto';
 import type { AppContext } from '../context.js';
 
 const keys = new WeakMap<AppContext, Buffer>();
@@ -22,8 +22,39 @@ export function cursorKey(app: AppContext): Buffer {
   return key;
 }
 
+/** SHA-256's block size: HMAC pads its key to this many bytes. */
+const BLOCK = 64;
+
+/** A key's HMAC pads (RFC 2104): the key XOR 0x36 and XOR 0x5c, block-sized. */
+const padsByKey = new WeakMap<Buffer, { inner: Buffer; outer: Buffer }>();
+
+function padsOf(key: Buffer): { inner: Buffer; outer: Buffer } {
+  let pads = padsByKey.get(key);
+  if (pads === undefined) {
+    const block = key.length > BLOCK ? hash('sha256', key, 'buffer') : key;
+    const inner = Buffer.alloc(BLOCK, 0x36);
+    const outer = Buffer.alloc(BLOCK, 0x5c);
+    for (let i = 0; i < block.length; i++) {
+      inner[i]! ^= block[i]!;
+      outer[i]! ^= block[i]!;
+    }
+    pads = { inner, outer };
+    padsByKey.set(key, pads);
+  }
+  return pads;
+}
+
+/**
+ * HMAC-SHA256 of `binding`, a NUL and `payload`: the same bytes as
+ * `createHmac('sha256', key)`, computed as RFC 2104 writes it with two
+ * one-shot hashes over the key's padded blocks. `createHmac` looks the
+ * digest up in OpenSSL for every call, which cost about 4 µs per cursor in
+ * the bench's profiles (three per page: the one read, next and previous).
+ */
 function sign(key: Buffer, binding: string, payload: string): Buffer {
-  return createHmac('sha256', key).update(binding).update('\u0000').update(payload).digest();
+  const { inner, outer } = padsOf(key);
+  const innerHash = hash('sha256', Buffer.concat([inner, Buffer.from(`${binding}\u0000${payload}`, 'utf8')]), 'buffer');
+  return hash('sha256', Buffer.concat([outer, innerHash]), 'buffer');
 }
 
 /** `payload` (any JSON value) as a signed, URL-safe token bound to `binding`. */
