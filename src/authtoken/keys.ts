@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { sha256Hex } from '../security.js';
 
 /**
  * Token keys and how they are kept at rest.
@@ -26,7 +27,7 @@ export function generateKey(): string {
 
 /** SHA-256 of a key, lowercase hex (64 characters): what the database indexes. */
 export function digestKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  return sha256Hex(key);
 }
 
 const FORMAT = 'v1';

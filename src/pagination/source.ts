@@ -257,6 +257,17 @@ function remember<T>(cache: Map<string, T>, key: string, make: () => T): T {
   return value;
 }
 
+const rowComparisonCache = new Map<string, { fragments: TemplateStringsArray; columns: RawBuilder<unknown> }>();
+
+/** The parts of `(c1, c2) op (?, ?)` that do not depend on the values: the fragments around them and the column list. */
+function rowComparison(terms: readonly OrderTerm[], op: string): { fragments: TemplateStringsArray; columns: RawBuilder<unknown> } {
+  const parts = ['(', `) ${op} (`, ...terms.slice(1).map(() => ', '), ')'];
+  return {
+    fragments: Object.assign(parts, { raw: [...parts] }) as unknown as TemplateStringsArray,
+    columns: sql.join(terms.map((t) => columnRef(t.field))),
+  };
+}
+
 function columnRef(field: string): RawBuilder<unknown> {
   return remember(refCache, field, () => sql.ref(field));
 }
@@ -297,10 +308,10 @@ export function keysetPredicate(order: readonly OrderTerm[], after: readonly unk
     // NOT NULL columns in one direction: a row-value comparison, which SQLite
     // and PostgreSQL answer with an index range scan.
     if (terms.every((t) => t.descending === terms[0]!.descending)) {
-      const cols = sql.join(terms.map((t) => columnRef(t.field)));
-      const vals = sql.join(after.map((v) => sql`${v}`));
-      const op = sql.raw(`${terms[0]!.descending ? '<' : '>'}${inclusive ? '=' : ''}`);
-      return sql<SqlBool>`(${cols}) ${op} (${vals})`;
+      const op = `${terms[0]!.descending ? '<' : '>'}${inclusive ? '=' : ''}`;
+      const shape = remember(rowComparisonCache, `${terms.map((t) => t.field).join('\u0000')}\u0001${op}`, () => rowComparison(terms, op));
+      // `(cols) op ($1, $2, …)`: the columns and fragments are built once per shape, the values bound here.
+      return sql<SqlBool>(shape.fragments, shape.columns, ...after);
     }
   }
   const branches = [];
