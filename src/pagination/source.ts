@@ -52,8 +52,9 @@ export interface PageSource<T> {
   /** Items `offset … offset + limit - 1` in the source's own order. */
   slice(offset: number, limit: number): Promise<T[]>;
   /**
-   * `count()` and `slice(offset, limit)` in one round trip, or `null` when
-   * this source cannot do both at once (then nothing has run).
+   * `count()` and `slice(offset, limit)` together (in one round trip where
+   * the database allows), or `null` when this source cannot (then nothing
+   * has run).
    */
   countAndSlice?(offset: number, limit: number): Promise<{ count: number; items: T[] }> | null;
   /**
@@ -216,15 +217,20 @@ class QuerySource<T> implements PageSource<T> {
     return (await this.qb.limit(limit).offset(offset).execute()) as T[];
   }
 
-  // On a PostgreSQL pool of the app's own executor both go out in one write
-  // and come back in one round trip; elsewhere (SQLite, plug-ins) `null`.
+  // On the app's own executor: on PostgreSQL both go out in one write and
+  // come back in one round trip; on SQLite one after the other, the count
+  // reusing the SQL just compiled. A builder with plug-ins gives `null`.
   countAndSlice(offset: number, limit: number): Promise<{ count: number; items: T[] }> | null {
     if (!hasDirectExecutors()) return null;
     const inner = this.qb.clearOrderBy().compile();
     const executor = directExecutorOf(inner);
-    const run = executor && executeTogetherOn(executor);
-    if (!run) return null;
+    if (executor === null) return null;
     const count = wrapInCount(inner);
+    const run = executeTogetherOn(executor);
+    if (run === null) {
+      // No round trip to save (SQLite answers at once): the count just compiled, then the page.
+      return executor.executeQuery(count).then(async (counted) => ({ count: toCount(counted.rows[0]), items: await this.slice(offset, limit) }));
+    }
     const page = this.qb.limit(limit).offset(offset).compile();
     return run([count, page]).then(([counted, rows]) => ({ count: toCount(counted!.rows[0] as { count?: unknown }), items: rows!.rows as T[] }));
   }
