@@ -1,10 +1,11 @@
 /**
  * `npm run bench [-- --quick] [--only W1,W2] [--no-pg]`
  *
- * Builds (once) the dataset, then starts each server in its own process, one
- * at a time — (a) Trestle, (b) hand-written Fastify, (c) raw node:http — and
- * loads it with autocannon from another process (pinned to another core
- * where `taskset` exists): a warm-up, then measured runs. Prints median
+ * Builds (once) the dataset, then starts each server in its own process —
+ * (a) Trestle, (b) hand-written Fastify, (c) raw node:http, all of one
+ * database's at once — and loads them with autocannon from another process
+ * (pinned to another core where `taskset` exists): per case a warm-up of
+ * each, then measured runs taking turns between the servers. Prints median
  * req/s, p50, p99, peak RSS and Trestle / Fastify per workload, checks the
  * budget (bench/README.md) and writes bench/results/<timestamp>.json.
  */
@@ -37,6 +38,8 @@ const runSeconds = quick ? 2 : 6;
 const runs = quick ? 1 : 3;
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const started = Date.now();
+
+const loader = new Loader();
 
 const LABELS: Record<ServerKind, string> = { trestle: 'trestle', fastify: 'fastify', node: 'node:http' };
 
@@ -71,34 +74,52 @@ function summarize(results: LoadResult[], cpuUs: number[] = []): Pick<Row, 'rps'
   };
 }
 
+/** One server's share of a measurement: the requests it is loaded with (all at once). */
+interface Contender {
+  server: RunningServer;
+  requests: LoadRequest[];
+}
+
+interface Measured {
+  /** Per request: its result in each run. */
+  per: LoadResult[][];
+  /** Peak RSS while this server was measured. */
+  rss: number;
+  /** CPU µs per request served, one figure per run. */
+  cpuUs: number[];
+}
+
 /**
- * Warm-up, then `runs` measured runs of `requests` (all at once); peak RSS
- * while measuring, and the server's CPU time (user + system, the process
- * and its workers) per request served in each run, in microseconds.
+ * Each server's warm-up, then `runs` rounds in which every server has one
+ * measured run in turn, so a drift of the machine over the minutes of a
+ * case weighs on all of them alike. Peak RSS while each server is measured,
+ * and the server's CPU time (user + system, the process and its workers)
+ * per request served in each run, in microseconds.
  */
-async function measure(
-  server: RunningServer,
-  loader: Loader,
-  requests: LoadRequest[],
-): Promise<{ per: LoadResult[][]; rss: number; cpuUs: number[] }> {
-  await drain(server);
-  await loader.run(requests.map((r) => ({ ...r, duration: warmupSeconds })));
-  let peak = server.rss();
-  const timer = setInterval(() => (peak = Math.max(peak, server.rss())), 200);
-  const per: LoadResult[][] = requests.map(() => []);
-  const cpuUs: number[] = [];
-  try {
-    for (let i = 0; i < runs; i++) {
-      const cpuBefore = server.cpuSeconds();
-      const results = await loader.run(requests.map((r) => ({ ...r, duration: runSeconds })));
-      const served = results.reduce((n, r) => n + r.ok + r.non2xx, 0);
-      if (served > 0) cpuUs.push(((server.cpuSeconds() - cpuBefore) * 1e6) / served);
-      results.forEach((r, j) => per[j]!.push(r));
-    }
-  } finally {
-    clearInterval(timer);
+async function measure(contenders: Contender[]): Promise<Measured[]> {
+  for (const { server, requests } of contenders) {
+    await drain(server);
+    await loader.run(requests.map((r) => ({ ...r, duration: warmupSeconds })));
   }
-  return { per, rss: Math.max(peak, server.rss()), cpuUs };
+  const out: Measured[] = contenders.map(({ server, requests }) => ({ per: requests.map(() => []), rss: server.rss(), cpuUs: [] }));
+  for (let i = 0; i < runs; i++) {
+    for (const [k, { server, requests }] of contenders.entries()) {
+      const m = out[k]!;
+      await drain(server);
+      const timer = setInterval(() => (m.rss = Math.max(m.rss, server.rss())), 200);
+      try {
+        const cpuBefore = server.cpuSeconds();
+        const results = await loader.run(requests.map((r) => ({ ...r, duration: runSeconds })));
+        const served = results.reduce((n, r) => n + r.ok + r.non2xx, 0);
+        if (served > 0) m.cpuUs.push(((server.cpuSeconds() - cpuBefore) * 1e6) / served);
+        results.forEach((r, j) => m.per[j]!.push(r));
+      } finally {
+        clearInterval(timer);
+      }
+      m.rss = Math.max(m.rss, server.rss());
+    }
+  }
+  return out;
 }
 
 /**
@@ -140,44 +161,56 @@ async function main(): Promise<void> {
   log(`mode: ${quick ? 'quick' : 'full'} (warm-up ${warmupSeconds} s, ${runs} × ${runSeconds} s, ${connections} connections); ` +
     `pinning: ${tasksetAvailable() ? 'server core 0, load core 1' : 'none'}; load average ${loadStart.toFixed(2)}`);
 
-  const loader = new Loader();
   await loader.start();
   const rows: Row[] = [];
   try {
     for (const database of ['sqlite', 'postgres'] as const) {
       const target = database === 'sqlite' ? sqliteFile : pgUrl;
       if (target === null) continue;
-      for (const kind of ['trestle', 'fastify', 'node'] as const) {
-        const mine = selected.filter((w) => w.database === database && w.servers.includes(kind));
-        if (mine.length === 0) continue;
-        const server = await startServer(serverSpec(bundles, kind, target));
-        try {
-          // Every request this server will be measured on (but the slow-on-purpose ones) runs
-          // once before any case is measured, so the first case meets code as warm as the later ones do.
-          const warm = mine.filter((w) => !w.slow);
+      const cases = selected.filter((w) => w.database === database);
+      const kinds = (['trestle', 'fastify', 'node'] as const).filter((kind) => cases.some((w) => w.servers.includes(kind)));
+      if (kinds.length === 0) continue;
+      // All of a database's servers run at once, each idle but while it is measured.
+      const servers = new Map<ServerKind, RunningServer>();
+      const byKind = new Map<ServerKind, Row[]>(kinds.map((kind) => [kind, []]));
+      try {
+        for (const kind of kinds) servers.set(kind, await startServer(serverSpec(bundles, kind, target)));
+        // Every request a server will be measured on (but the slow-on-purpose ones) runs once
+        // before any case is measured, so the first case meets code as warm as the later ones do.
+        for (const kind of kinds) {
+          const server = servers.get(kind)!;
+          const warm = cases.filter((w) => w.servers.includes(kind) && !w.slow);
           log(`warm-up — ${LABELS[kind]} (${warm.length} × ${warmupSeconds} s)`);
           for (const w of warm) {
             await drain(server);
             await loader.run([{ ...request(server.port, w), duration: warmupSeconds }]);
           }
-          for (const w of mine) {
-            log(`${w.id} ${w.name} — ${LABELS[kind]}`);
-            if (w.withObtainToken) {
-              const alone = await measure(server, loader, [request(server.port, w)]);
-              rows.push({ workload: w.id, name: 'W1 page 2 alone (W4 reference)', server: LABELS[kind], ...summarize(alone.per[0]!, alone.cpuUs), rssBytes: alone.rss });
-              const both = await measure(server, loader, [request(server.port, w), obtainTokenRequest(server.port)]);
-              const token = summarize(both.per[1]!);
-              rows.push({ workload: w.id, name: w.name, server: LABELS[kind], ...summarize(both.per[0]!), rssBytes: both.rss,
-                note: `obtain-token ${token.rps.toFixed(1)} req/s, p99 ${token.p99} ms` });
-            } else {
-              const m = await measure(server, loader, [request(server.port, w)]);
-              rows.push({ workload: w.id, name: w.name, server: LABELS[kind], ...summarize(m.per[0]!, m.cpuUs), rssBytes: m.rss });
-            }
-          }
-        } finally {
-          await server.stop();
         }
+        for (const w of cases) {
+          const here = kinds.filter((kind) => w.servers.includes(kind));
+          log(`${w.id} ${w.name} — ${here.map((kind) => LABELS[kind]).join(', ')} in turn`);
+          const server = (kind: ServerKind) => servers.get(kind)!;
+          if (w.withObtainToken) {
+            const alone = await measure(here.map((kind) => ({ server: server(kind), requests: [request(server(kind).port, w)] })));
+            const both = await measure(here.map((kind) => ({ server: server(kind), requests: [request(server(kind).port, w), obtainTokenRequest(server(kind).port)] })));
+            here.forEach((kind, i) => {
+              const token = summarize(both[i]!.per[1]!);
+              byKind.get(kind)!.push(
+                { workload: w.id, name: 'W1 page 2 alone (W4 reference)', server: LABELS[kind], ...summarize(alone[i]!.per[0]!, alone[i]!.cpuUs), rssBytes: alone[i]!.rss },
+                { workload: w.id, name: w.name, server: LABELS[kind], ...summarize(both[i]!.per[0]!), rssBytes: both[i]!.rss, note: `obtain-token ${token.rps.toFixed(1)} req/s, p99 ${token.p99} ms` },
+              );
+            });
+          } else {
+            const measured = await measure(here.map((kind) => ({ server: server(kind), requests: [request(server(kind).port, w)] })));
+            here.forEach((kind, i) => {
+              byKind.get(kind)!.push({ workload: w.id, name: w.name, server: LABELS[kind], ...summarize(measured[i]!.per[0]!, measured[i]!.cpuUs), rssBytes: measured[i]!.rss });
+            });
+          }
+        }
+      } finally {
+        for (const server of servers.values()) await server.stop();
       }
+      for (const kind of kinds) rows.push(...byKind.get(kind)!);
     }
     if (wantWorkers) {
       for (const workers of [1, 2]) {
@@ -191,8 +224,8 @@ async function main(): Promise<void> {
           continue;
         }
         try {
-          const m = await measure(server, loader, [request(server.port, { id: 'W1', path: WORKERS_PATH })]);
-          rows.push({ workload: 'W1', name: `page 2, ${workers} worker${workers > 1 ? 's' : ''} (unpinned)`, server: `trestle ×${workers}`, ...summarize(m.per[0]!, m.cpuUs), rssBytes: m.rss });
+          const [m] = await measure([{ server, requests: [request(server.port, { id: 'W1', path: WORKERS_PATH })] }]);
+          rows.push({ workload: 'W1', name: `page 2, ${workers} worker${workers > 1 ? 's' : ''} (unpinned)`, server: `trestle ×${workers}`, ...summarize(m!.per[0]!, m!.cpuUs), rssBytes: m!.rss });
         } finally {
           await server.stop();
         }
