@@ -50,7 +50,8 @@ export interface PgPoolOptions {
   /**
    * node-postgres' pipeline mode (Trestle's default `true`): a page and its
    * count go to the server in one round trip. `false` sends them one after
-   * the other on the same connection.
+   * the other on the same connection (for a pooler in transaction mode that
+   * does not accept several Syncs in flight).
    */
   pipeline?: boolean;
 }
