@@ -202,6 +202,29 @@ function sendTogether(client: pg.PoolClient, queries: readonly CompiledQuery[], 
   }
 }
 
+/**
+ * Sends `queries` on one client one after the other, each once the previous
+ * has answered: the way for a client not in pipeline mode (the pool was
+ * configured so). Stops at the first error.
+ */
+function sendInTurn(client: pg.PoolClient, queries: readonly CompiledQuery[], settings: PrepareSettings, done: (err: Error | null, results?: pg.QueryResult[]) => void): void {
+  const results: pg.QueryResult[] = [];
+  const next = (i: number): void => {
+    if (i === queries.length) {
+      done(null, results);
+      return;
+    }
+    sendQuery(client, queries[i]!, settings, (err, result) => {
+      if (err) done(err);
+      else {
+        results.push(result!);
+        next(i + 1);
+      }
+    });
+  };
+  next(0);
+}
+
 /** Kysely's shape of a driver result. */
 function toQueryResult<R>(result: pg.QueryResult): QueryResult<R> {
   const { command, rowCount, rows } = result;
@@ -255,27 +278,8 @@ export function installDirectPgQueries(db: Kysely<DB>, pool: pg.Pool, settings: 
   };
   setExecuteTogether(executor, (queries) =>
     withClient<QueryResult<unknown>[]>(pool, (client, finish) => {
-      const onDone = (err: Error | null, results?: pg.QueryResult[]): void => finish(err, err ? undefined : results!.map((r) => toQueryResult<unknown>(r)));
-      if ((client as unknown as ClientInternals).pipeline === true) {
-        sendTogether(client, queries, settings, onDone);
-        return;
-      }
-      // Not pipelined (the pool was configured so): one after another on the same client.
-      const results: pg.QueryResult[] = [];
-      const next = (i: number): void => {
-        if (i === queries.length) {
-          onDone(null, results);
-          return;
-        }
-        sendQuery(client, queries[i]!, settings, (err, result) => {
-          if (err) onDone(err);
-          else {
-            results.push(result!);
-            next(i + 1);
-          }
-        });
-      };
-      next(0);
+      const sendAll = (client as unknown as ClientInternals).pipeline === true ? sendTogether : sendInTurn;
+      sendAll(client, queries, settings, (err, results) => finish(err, err ? undefined : results!.map((r) => toQueryResult<unknown>(r))));
     }),
   );
 }

@@ -154,15 +154,16 @@ class ArraySource<T> implements PageSource<T> {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyQuery<T> = SelectQueryBuilder<any, any, T>;
 
+/** `SELECT count(*) AS count FROM (<compiled listing>) AS t`, on the listing's own parameters. */
+function wrapInCount(inner: CompiledQuery): CompiledQuery<{ count: unknown }> {
+  return CompiledQuery.raw(`select count(*) as "count" from (${inner.sql}) as "t"`, [...inner.parameters]) as CompiledQuery<{ count: unknown }>;
+}
+
 /**
  * Runs `SELECT count(*) AS count FROM (<query>) AS t` on the builder's own
  * connection: a plugin swaps the query node for one that wraps it, since a
  * builder does not expose its Kysely instance.
  */
-function wrapInCount(inner: CompiledQuery): CompiledQuery<{ count: unknown }> {
-  return CompiledQuery.raw(`select count(*) as "count" from (${inner.sql}) as "t"`, [...inner.parameters]) as CompiledQuery<{ count: unknown }>;
-}
-
 function countQuery(qb: AnyQuery<unknown>): Promise<{ count: unknown }[]> {
   if (hasDirectExecutors()) {
     // On the app's own executor the listing's SQL is wrapped as text: no plug-in, no second compile.
