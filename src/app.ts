@@ -25,6 +25,7 @@ import { installStaticAssets } from './browsable/static-assets.js';
 import { closeRedis } from './redis.js';
 import { installCors } from './cors.js';
 import { checkProductionSettings, resolveSecretKey } from './secret-key.js';
+import { keepTickShape } from './utils/tick-shape.js';
 
 export interface CreateAppOptions {
   /** Settings under DRF's names; unknown names are an error. */
@@ -91,6 +92,8 @@ export const PAGE_SIZE_WITHOUT_CLASS =
  * await app.listen({ port: 8000 });
  */
 export async function createApp(options: CreateAppOptions = {}): Promise<TrestleApp> {
+  // Before the start-up's allocations can bring a full collection (see tick-shape.ts).
+  keepTickShape();
   const settings = resolveSettings(options.settings);
   checkProductionSettings(settings);
   const fastify = Fastify({
