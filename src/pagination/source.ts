@@ -7,6 +7,7 @@
 import { AliasNode, CompiledQuery, IdentifierNode, RawNode, SelectionNode, SelectQueryNode, sql, type Expression, type KyselyPlugin, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Source } from './base.js';
 import { directExecutorOf, executeTogetherOn, hasDirectExecutors } from '../db/direct.js';
+import { compileDerived, type Derived } from '../db/query-shapes.js';
 
 /** One column of an ordering, as the client sees the listing. */
 export interface OrderTerm {
@@ -215,7 +216,15 @@ class QuerySource<T> implements PageSource<T> {
   }
 
   async slice(offset: number, limit: number): Promise<T[]> {
+    const page = this.page(offset, limit);
+    if (page !== null) return (await page.executor.executeQuery(page.query)).rows;
     return (await this.qb.limit(limit).offset(offset).execute()) as T[];
+  }
+
+  /** The page's query compiled by shape (see query-shapes.ts), or `null` off the app's own executor. */
+  private page(offset: number, limit: number): Derived<T> | null {
+    if (!hasDirectExecutors()) return null;
+    return compileDerived(this.qb.compile(), 'slice', [limit, offset], ([l, o]) => this.qb.limit(l as number).offset(o as number).compile());
   }
 
   // On the app's own executor: on PostgreSQL both go out in one write and
@@ -232,14 +241,21 @@ class QuerySource<T> implements PageSource<T> {
       // No round trip to save (SQLite answers at once): the count just compiled, then the page.
       return executor.executeQuery(count).then(async (counted) => ({ count: toCount(counted.rows[0]), items: await this.slice(offset, limit) }));
     }
-    const page = this.qb.limit(limit).offset(offset).compile();
+    const page = this.page(offset, limit)?.query ?? this.qb.limit(limit).offset(offset).compile();
     return run([count, page]).then(([counted, rows]) => ({ count: toCount(counted!.rows[0] as { count?: unknown }), items: rows!.rows as T[] }));
   }
 
   async seek(order: readonly OrderTerm[], after: readonly unknown[] | null, offset: number, limit: number, _reversed = false, inclusive = false): Promise<T[]> {
-    let q = this.qb.clearOrderBy().orderBy(orderByExpression(order));
-    if (after) q = q.where(keysetPredicate(order, after, inclusive));
-    return (await q.limit(limit).offset(offset).execute()) as T[];
+    const listing = this.qb.clearOrderBy();
+    if (hasDirectExecutors()) {
+      const n = after?.length ?? 0;
+      const kind = `seek\u0002${orderKey(order)}\u0002${after === null ? '-' : n}${inclusive ? '=' : ''}`;
+      const seek = compileDerived(listing.compile(), kind, [...(after ?? []), limit, offset], (values) =>
+        seekQuery(listing, order, after === null ? null : values.slice(0, n), values[n] as number, values[n + 1] as number, inclusive).compile(),
+      );
+      if (seek !== null) return (await seek.executor.executeQuery(seek.query)).rows;
+    }
+    return (await seekQuery(listing, order, after, limit, offset, inclusive).execute()) as T[];
   }
 
   async countEqual(order: readonly OrderTerm[], at: readonly unknown[]): Promise<number> {
@@ -284,8 +300,7 @@ function columnRef(field: string): RawBuilder<unknown> {
  * A NULLS clause only where NULLs can exist: it keeps PostgreSQL on a plain index.
  */
 function orderByExpression(order: readonly OrderTerm[]): RawBuilder<unknown> {
-  const key = order.map((t) => `${t.field}\u0000${t.descending ? 'd' : 'a'}${t.nullable === false ? '' : t.nullsFirst ? 'F' : 'L'}`).join('\u0001');
-  return remember(orderByCache, key, () =>
+  return remember(orderByCache, orderKey(order), () =>
     sql.join(
       order.map((term) => {
         const direction = sql.raw(term.descending ? 'desc' : 'asc');
@@ -295,6 +310,18 @@ function orderByExpression(order: readonly OrderTerm[]): RawBuilder<unknown> {
       }),
     ),
   );
+}
+
+/** Everything about an ordering that its SQL depends on, as a string. */
+function orderKey(order: readonly OrderTerm[]): string {
+  return order.map((t) => `${t.field}\u0000${t.descending ? 'd' : 'a'}${t.nullable === false ? '' : t.nullsFirst ? 'F' : 'L'}`).join('\u0001');
+}
+
+/** The listing (without its own ORDER BY) in `order`, after `after` when given, then LIMIT and OFFSET. */
+function seekQuery<T>(listing: AnyQuery<T>, order: readonly OrderTerm[], after: readonly unknown[] | null, limit: number, offset: number, inclusive: boolean): AnyQuery<T> {
+  let q = listing.orderBy(orderByExpression(order));
+  if (after) q = q.where(keysetPredicate(order, after, inclusive));
+  return q.limit(limit).offset(offset);
 }
 
 /** Kysely compiles LIMIT as a parameter: `$n` on PostgreSQL, `?` on SQLite. */

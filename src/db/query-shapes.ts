@@ -1,0 +1,93 @@
+/**
+ * Queries Trestle derives from a listing (a cursor page's seek, a numbered
+ * page's slice) compiled once per shape, then only bound.
+ *
+ * The listing is the user's Kysely builder, built afresh by every request,
+ * so it is compiled every time (that also says which executor it runs on).
+ * What a pagination style adds to it — ORDER BY, a keyset WHERE, LIMIT and
+ * OFFSET — was built with Kysely and compiled again with the listing inside,
+ * about 9 µs per cursor page. Here the derived query is built and compiled
+ * once per (listing SQL, what the style adds), with a stand-in object for
+ * each value that varies; the stand-ins are found again among the compiled
+ * parameters, so each later request only fills the parameter list: the
+ * listing's own parameters where they were, its values at the stand-ins'.
+ *
+ * Sound because the derived query only appends clauses: Kysely emits the
+ * listing's parameters in their order around the added ones, and anything
+ * else about the listing that could change the SQL is in its SQL text, which
+ * is the key. A null value is SQL text (`IS NULL`), not a parameter, so
+ * which values are null is part of the key too. When the stand-ins do not
+ * come back as expected (a listing with plug-ins, a value inspected while
+ * building), the shape is marked unusable and that query is built each time
+ * as before.
+ */
+import { createQueryId, type CompiledQuery, type QueryExecutor, type RootOperationNode } from 'kysely';
+import { directExecutorOf } from './direct.js';
+
+/** A value's place while a shape is learnt. */
+class StandIn {
+  constructor(readonly index: number) {}
+}
+
+interface Shape {
+  readonly sql: string;
+  readonly node: RootOperationNode;
+  /** Per compiled parameter: `i >= 0` the listing's parameter i, `~i` the derived query's value i. */
+  readonly slots: readonly number[];
+}
+
+/** Shapes per executor (one SQL text may compile differently on SQLite and PostgreSQL); `null` = build each time. */
+const shapesByExecutor = new WeakMap<QueryExecutor, Map<string, Shape | null>>();
+const MAX_SHAPES = 500;
+
+/** The derived query, ready to run on the executor that compiled the listing. */
+export interface Derived<R> {
+  readonly executor: QueryExecutor;
+  readonly query: CompiledQuery<R>;
+}
+
+/**
+ * `build(values)` compiled, for a listing compiled by the app's own executor
+ * (`listing`, just compiled); `null` when another executor compiled it
+ * (plug-ins: the caller goes Kysely's way). `kind` names what `build` adds
+ * beyond the listing and `values` (the ordering, which comparison); `build`
+ * must pass each value to Kysely as a parameter and not look at it.
+ */
+export function compileDerived<R>(listing: CompiledQuery, kind: string, values: readonly unknown[], build: (values: readonly unknown[]) => CompiledQuery<R>): Derived<R> | null {
+  const executor = directExecutorOf(listing);
+  if (executor === null) return null;
+  let shapes = shapesByExecutor.get(executor);
+  if (shapes === undefined) shapesByExecutor.set(executor, (shapes = new Map()));
+  let key = kind;
+  for (const v of values) key += v === null || v === undefined ? '\u0000n' : '\u0000v';
+  key += '\u0001' + listing.sql;
+  let shape = shapes.get(key);
+  if (shape === undefined) {
+    shape = learn(listing, values, build, executor);
+    if (shapes.size >= MAX_SHAPES) shapes.clear();
+    shapes.set(key, shape);
+  }
+  if (shape === null) return { executor, query: build(values) };
+  const slots = shape.slots;
+  const parameters: unknown[] = new Array(slots.length);
+  for (let i = 0; i < slots.length; i++) {
+    const s = slots[i]!;
+    parameters[i] = s >= 0 ? listing.parameters[s] : values[~s];
+  }
+  return { executor, query: { sql: shape.sql, query: shape.node, parameters, queryId: createQueryId() } as CompiledQuery<R> };
+}
+
+function learn(listing: CompiledQuery, values: readonly unknown[], build: (values: readonly unknown[]) => CompiledQuery, executor: QueryExecutor): Shape | null {
+  const compiled = build(values.map((v, i) => (v === null || v === undefined ? v : new StandIn(i))));
+  if (directExecutorOf(compiled) !== executor) return null;
+  const slots: number[] = [];
+  const own = listing.parameters;
+  let next = 0;
+  for (const p of compiled.parameters) {
+    if (p instanceof StandIn) slots.push(~p.index);
+    else if (next < own.length && p === own[next]) slots.push(next++);
+    else return null;
+  }
+  if (next !== own.length) return null;
+  return { sql: compiled.sql, node: compiled.query, slots };
+}
