@@ -191,11 +191,13 @@ async function main(): Promise<void> {
           log(`warm-up — ${LABELS[kind]} (${warm.length} requests, each ${warmupRequests > 0 ? `until ${warmupRequests} answered, ${warmupSeconds}–${WARMUP_CAP_SECONDS} s` : `${warmupSeconds} s`})`);
           for (const w of warm) {
             let answered = 0;
-            for (let spent = 0; spent === 0 || (answered < warmupRequests && spent < WARMUP_CAP_SECONDS); spent += warmupSeconds) {
+            let spent = 0;
+            do {
               await drain(server);
               const [r] = await loader.run([{ ...request(server.port, w), duration: warmupSeconds }]);
               answered += r!.ok + r!.non2xx;
-            }
+              spent += warmupSeconds;
+            } while (answered < warmupRequests && spent < WARMUP_CAP_SECONDS);
           }
         }
         for (const w of cases) {
