@@ -26,6 +26,7 @@ import { closeRedis } from './redis.js';
 import { installCors } from './cors.js';
 import { checkProductionSettings, resolveSecretKey } from './secret-key.js';
 import { keepTickShape } from './utils/tick-shape.js';
+import { watchIdleConnections } from './idle-connections.js';
 
 export interface CreateAppOptions {
   /** Settings under DRF's names; unknown names are an error. */
@@ -113,12 +114,14 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Trestle
     // Node would answer a missing Host with an empty 400; let the host check answer in JSON.
     http: { requireHostHeader: false, ...serverTimeouts(settings) },
     requestTimeout: milliseconds(settings.REQUEST_TIMEOUT),
-    connectionTimeout: milliseconds(settings.IDLE_TIMEOUT),
+    // IDLE_TIMEOUT is watched by one sweep (idle-connections.ts), not by Node's per-request timer.
+    connectionTimeout: 0,
     keepAliveTimeout: milliseconds(settings.KEEP_ALIVE_TIMEOUT),
     clientErrorHandler: onClientError,
     // Called for every request before routing: the target in origin form, and the Content-Type hidden from Fastify.
     rewriteUrl: prepareRequest,
   });
+  watchIdleConnections(fastify.server, milliseconds(settings.IDLE_TIMEOUT));
   for (const method of EXTRA_METHODS) {
     if (!fastify.supportedMethods.includes(method)) fastify.addHttpMethod(method, { hasBody: true });
   }
