@@ -16,7 +16,11 @@
  * listing's parameters in their order around the added ones, and anything
  * else about the listing that could change the SQL is in its SQL text, which
  * is the key. A null value is SQL text (`IS NULL`), not a parameter, so
- * which values are null is part of the key too. When the stand-ins do not
+ * which values are null is part of the key too. A numbered page's count is
+ * derived the same way from the ordered listing: the listing without its
+ * ORDER BY, wrapped in `count(*)`; it is reused only when it carries every
+ * parameter of the listing in order (an ORDER BY with parameters is built
+ * each time). When the stand-ins do not
  * come back as expected (a listing with plug-ins, a value inspected while
  * building), the shape is marked unusable and that query is built each time
  * as before.
@@ -55,7 +59,24 @@ export interface Derived<R> {
  */
 export function compileDerived<R>(listing: CompiledQuery, kind: string, values: readonly unknown[], build: (values: readonly unknown[]) => CompiledQuery<R>): Derived<R> | null {
   const executor = directExecutorOf(listing);
-  if (executor === null) return null;
+  return executor === null ? null : deriveOn(executor, listing, kind, values, build, false);
+}
+
+/**
+ * `compileDerived` for a listing already known to be compiled by `executor`
+ * (so several queries can be derived from one compile of it). With
+ * `buildChecks`, `build` itself answers `null` when what it compiled is not
+ * the executor's own (and may wrap the SQL it compiled); otherwise that is
+ * checked here. `null` when the derived query cannot run on `executor`.
+ */
+export function deriveOn<R>(
+  executor: QueryExecutor,
+  listing: CompiledQuery,
+  kind: string,
+  values: readonly unknown[],
+  build: (values: readonly unknown[]) => CompiledQuery<R> | null,
+  buildChecks: boolean,
+): Derived<R> | null {
   let shapes = shapesByExecutor.get(executor);
   if (shapes === undefined) shapesByExecutor.set(executor, (shapes = new Map()));
   let key = kind;
@@ -63,11 +84,14 @@ export function compileDerived<R>(listing: CompiledQuery, kind: string, values: 
   key += '\u0001' + listing.sql;
   let shape = shapes.get(key);
   if (shape === undefined) {
-    shape = learn(listing, values, build, executor);
+    shape = learn(listing, values, build, executor, buildChecks);
     if (shapes.size >= MAX_SHAPES) shapes.clear();
     shapes.set(key, shape);
   }
-  if (shape === null) return { executor, query: build(values) };
+  if (shape === null) {
+    const query = build(values);
+    return query === null || (!buildChecks && directExecutorOf(query) !== executor) ? null : { executor, query };
+  }
   const slots = shape.slots;
   const parameters: unknown[] = new Array(slots.length);
   for (let i = 0; i < slots.length; i++) {
@@ -77,9 +101,15 @@ export function compileDerived<R>(listing: CompiledQuery, kind: string, values: 
   return { executor, query: { sql: shape.sql, query: shape.node, parameters, queryId: createQueryId() } as CompiledQuery<R> };
 }
 
-function learn(listing: CompiledQuery, values: readonly unknown[], build: (values: readonly unknown[]) => CompiledQuery, executor: QueryExecutor): Shape | null {
+function learn(
+  listing: CompiledQuery,
+  values: readonly unknown[],
+  build: (values: readonly unknown[]) => CompiledQuery | null,
+  executor: QueryExecutor,
+  buildChecks: boolean,
+): Shape | null {
   const compiled = build(values.map((v, i) => (v === null || v === undefined ? v : new StandIn(i))));
-  if (directExecutorOf(compiled) !== executor) return null;
+  if (compiled === null || (!buildChecks && directExecutorOf(compiled) !== executor)) return null;
   const slots: number[] = [];
   const own = listing.parameters;
   let next = 0;

@@ -4,10 +4,10 @@
  * `SELECT count(*) FROM (…) AS t`, slicing is LIMIT/OFFSET, seeking (cursor
  * pages) is ORDER BY plus a keyset WHERE.
  */
-import { AliasNode, CompiledQuery, IdentifierNode, RawNode, SelectionNode, SelectQueryNode, sql, type Expression, type KyselyPlugin, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { AliasNode, CompiledQuery, IdentifierNode, RawNode, SelectionNode, SelectQueryNode, sql, type Expression, type KyselyPlugin, type QueryExecutor, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Source } from './base.js';
 import { directExecutorOf, executeTogetherOn, hasDirectExecutors } from '../db/direct.js';
-import { compileDerived, type Derived } from '../db/query-shapes.js';
+import { compileDerived, deriveOn, type Derived } from '../db/query-shapes.js';
 
 /** One column of an ordering, as the client sees the listing. */
 export interface OrderTerm {
@@ -190,6 +190,8 @@ function toCount(row: { count?: unknown } | undefined): number {
   return Number(row?.count ?? 0);
 }
 
+const NO_VALUES: readonly unknown[] = [];
+
 class QuerySource<T> implements PageSource<T> {
   readonly kind = 'query';
   constructor(private readonly qb: AnyQuery<T>) {}
@@ -216,33 +218,49 @@ class QuerySource<T> implements PageSource<T> {
   }
 
   async slice(offset: number, limit: number): Promise<T[]> {
-    const page = this.page(offset, limit);
+    const page = this.page(null, offset, limit);
     if (page !== null) return (await page.executor.executeQuery(page.query)).rows;
     return (await this.qb.limit(limit).offset(offset).execute()) as T[];
   }
 
-  /** The page's query compiled by shape (see query-shapes.ts), or `null` off the app's own executor. */
-  private page(offset: number, limit: number): Derived<T> | null {
+  /**
+   * The page's query compiled by shape (see query-shapes.ts), from the listing just
+   * compiled on its executor, or from a new compile; `null` off the app's own executor.
+   */
+  private page(compiled: { listing: CompiledQuery; executor: QueryExecutor } | null, offset: number, limit: number): Derived<T> | null {
+    const build = ([l, o]: readonly unknown[]) => this.qb.limit(l as number).offset(o as number).compile();
+    if (compiled !== null) return deriveOn(compiled.executor, compiled.listing, 'slice', [limit, offset], build, false);
     if (!hasDirectExecutors()) return null;
-    return compileDerived(this.qb.compile(), 'slice', [limit, offset], ([l, o]) => this.qb.limit(l as number).offset(o as number).compile());
+    return compileDerived(this.qb.compile(), 'slice', [limit, offset], build);
   }
 
-  // On the app's own executor: on PostgreSQL both go out in one write and
-  // come back in one round trip; on SQLite one after the other, the count
-  // reusing the SQL just compiled. A builder with plug-ins gives `null`.
+  // On the app's own executor the listing is compiled once: the count (the listing
+  // without ORDER BY, wrapped) and the page are derived from it by shape. On
+  // PostgreSQL both go out in one write and come back in one round trip; on SQLite
+  // one after the other. A builder with plug-ins gives `null`.
   countAndSlice(offset: number, limit: number): Promise<{ count: number; items: T[] }> | null {
     if (!hasDirectExecutors()) return null;
-    const inner = this.qb.clearOrderBy().compile();
-    const executor = directExecutorOf(inner);
+    const listing = this.qb.compile();
+    const executor = directExecutorOf(listing);
     if (executor === null) return null;
-    const count = wrapInCount(inner);
+    const count = deriveOn(executor, listing, 'count', NO_VALUES, () => this.countOn(executor), true);
+    if (count === null) return null;
+    const page = this.page({ listing, executor }, offset, limit)?.query ?? this.qb.limit(limit).offset(offset).compile();
     const run = executeTogetherOn(executor);
     if (run === null) {
-      // No round trip to save (SQLite answers at once): the count just compiled, then the page.
-      return executor.executeQuery(count).then(async (counted) => ({ count: toCount(counted.rows[0]), items: await this.slice(offset, limit) }));
+      // No round trip to save (SQLite answers at once): the count, then the page.
+      return executor.executeQuery(count.query).then(async (counted) => ({
+        count: toCount(counted.rows[0]),
+        items: (await executor.executeQuery(page)).rows,
+      }));
     }
-    const page = this.page(offset, limit)?.query ?? this.qb.limit(limit).offset(offset).compile();
-    return run([count, page]).then(([counted, rows]) => ({ count: toCount(counted!.rows[0] as { count?: unknown }), items: rows!.rows as T[] }));
+    return run([count.query, page]).then(([counted, rows]) => ({ count: toCount(counted!.rows[0] as { count?: unknown }), items: rows!.rows as T[] }));
+  }
+
+  /** The count of the listing without its ORDER BY, when the app's own executor compiles it. */
+  private countOn(executor: QueryExecutor): CompiledQuery<{ count: unknown }> | null {
+    const inner = this.qb.clearOrderBy().compile();
+    return directExecutorOf(inner) === executor ? wrapInCount(inner) : null;
   }
 
   async seek(order: readonly OrderTerm[], after: readonly unknown[] | null, offset: number, limit: number, _reversed = false, inclusive = false): Promise<T[]> {

@@ -193,15 +193,60 @@ describe.each(testDatabases())('query shapes on $name', ({ open }) => {
     }
   });
 
-  it('serves numbered pages through warm shapes', async () => {
-    const s = await serve(listView(() => db.selectFrom('shaped_item').select(['id']).where('id', '>', 10).orderBy('id'), PageNumberPagination), { SECRET_KEY: 's', PAGE_SIZE: 6 });
+  it('serves numbered pages through warm shapes: the listing compiled once per request, never the count or the page', async () => {
+    const executor = db.getExecutor();
+    const compiled: string[] = [];
+    const compile = executor.compileQuery;
+    (executor as { compileQuery: typeof compile }).compileQuery = (node, id) => {
+      const c = compile.call(executor, node, id);
+      compiled.push(c.sql);
+      return c;
+    };
+    try {
+      const s = await serve(listView(() => db.selectFrom('shaped_item').select(['id']).where('id', '>', 10).orderBy('id'), PageNumberPagination), { SECRET_KEY: 's', PAGE_SIZE: 6 });
+      apps.push(s.app);
+      for (let round = 0; round < 2; round++) {
+        compiled.length = 0;
+        const page2 = await get(s.app, '/items/?page=2');
+        expect(page2).toMatchObject({ status: 200, body: { count: 20, next: `${BASE}/items/?page=3`, previous: `${BASE}/items/` } });
+        expect(page2.headers['content-type']).toBe('application/json');
+        expect((page2.body!['results'] as { id: number }[]).map((r) => r.id)).toEqual([17, 18, 19, 20, 21, 22]);
+        const page4 = await get(s.app, '/items/?page=4');
+        expect(page4).toMatchObject({ status: 200, body: { count: 20, next: null, previous: `${BASE}/items/?page=3` } });
+        expect((page4.body!['results'] as { id: number }[]).map((r) => r.id)).toEqual([29, 30]);
+        if (round === 1) {
+          // Warm: two requests, each compiling its listing (with ORDER BY) and nothing else.
+          expect(compiled).toHaveLength(2);
+          for (const q of compiled) {
+            expect(q).toMatch(/\border by\b/i);
+            expect(q).not.toMatch(/\blimit\b|count\(/i);
+          }
+        }
+      }
+    } finally {
+      (executor as { compileQuery: typeof compile }).compileQuery = compile;
+    }
+  });
+
+  it.each([
+    ...listings.map(([label, listing]) => [label, (k: number) => listing(k).orderBy('id')] as const),
+    ['an ORDER BY with a parameter', (k: number) => db.selectFrom('shaped_item').select(['id', 'grp', 'score']).where('id', '>', k).orderBy(sql`abs("id" - ${k + 7})`).orderBy('id')] as const,
+  ])('numbered pages over a %s listing count and slice what a fresh query gives, warm or not', async (_label, listing) => {
+    let k = 0;
+    const s = await serve(listView(() => listing(k), PageNumberPagination), { SECRET_KEY: 's', PAGE_SIZE: 4 });
     apps.push(s.app);
-    for (let round = 0; round < 2; round++) {
-      const page2 = await get(s.app, '/items/?page=2');
-      expect(page2).toMatchObject({ status: 200, body: { count: 20, next: `${BASE}/items/?page=3`, previous: `${BASE}/items/` } });
-      expect((page2.body!['results'] as { id: number }[]).map((r) => r.id)).toEqual([17, 18, 19, 20, 21, 22]);
-      const page4 = await get(s.app, '/items/?page=4');
-      expect((page4.body!['results'] as { id: number }[]).map((r) => r.id)).toEqual([29, 30]);
+    for (const value of [3, 11, 3, 20, 11]) {
+      k = value;
+      const all = (await listing(value).execute()) as { id: number }[];
+      const res = await get(s.app, '/items/?page=2');
+      if (all.length <= 4) {
+        expect(res).toMatchObject({ status: 404, body: { detail: 'Invalid page.' } });
+        continue;
+      }
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toBe('application/json');
+      expect(res.body!['count']).toBe(all.length);
+      expect(res.body!['results']).toEqual(JSON.parse(JSON.stringify(all.slice(4, 8))));
     }
   });
 });
