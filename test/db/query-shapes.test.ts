@@ -29,6 +29,19 @@ const ORDER: OrderTerm[] = [
   { field: 'id', descending: false, nullsFirst: false, nullable: false },
 ];
 
+/** The SQL of every query `db`'s executor compiles until `restore()`. */
+function recordCompiles(db: Kysely<DB>): { compiled: string[]; restore: () => void } {
+  const executor = db.getExecutor();
+  const compiled: string[] = [];
+  const compile = executor.compileQuery;
+  (executor as { compileQuery: typeof compile }).compileQuery = (node, id) => {
+    const c = compile.call(executor, node, id);
+    compiled.push(c.sql);
+    return c;
+  };
+  return { compiled, restore: () => void ((executor as { compileQuery: typeof compile }).compileQuery = compile) };
+}
+
 describe.each(testDatabases())('query shapes on $name', ({ open }) => {
   let database: Database;
   let db: Kysely<DB>;
@@ -137,14 +150,7 @@ describe.each(testDatabases())('query shapes on $name', ({ open }) => {
   });
 
   it('serves cursor pages through warm shapes: every row once forward and back, LIMIT never compiled again', async () => {
-    const executor = db.getExecutor();
-    const compiled: string[] = [];
-    const compile = executor.compileQuery;
-    (executor as { compileQuery: typeof compile }).compileQuery = (node, id) => {
-      const c = compile.call(executor, node, id);
-      compiled.push(c.sql);
-      return c;
-    };
+    const { compiled, restore } = recordCompiles(db);
     try {
       class ScoreCursor extends CursorPagination<ItemTable> {
         override ordering = ['-score', 'id'];
@@ -189,19 +195,12 @@ describe.each(testDatabases())('query shapes on $name', ({ open }) => {
       expect(compiled.length).toBeGreaterThan(0);
       expect(compiled.filter((q) => /\blimit\b/i.test(q))).toEqual([]);
     } finally {
-      (executor as { compileQuery: typeof compile }).compileQuery = compile;
+      restore();
     }
   });
 
   it('serves numbered pages through warm shapes: the listing compiled once per request, never the count or the page', async () => {
-    const executor = db.getExecutor();
-    const compiled: string[] = [];
-    const compile = executor.compileQuery;
-    (executor as { compileQuery: typeof compile }).compileQuery = (node, id) => {
-      const c = compile.call(executor, node, id);
-      compiled.push(c.sql);
-      return c;
-    };
+    const { compiled, restore } = recordCompiles(db);
     try {
       const s = await serve(listView(() => db.selectFrom('shaped_item').select(['id']).where('id', '>', 10).orderBy('id'), PageNumberPagination), { SECRET_KEY: 's', PAGE_SIZE: 6 });
       apps.push(s.app);
@@ -224,7 +223,7 @@ describe.each(testDatabases())('query shapes on $name', ({ open }) => {
         }
       }
     } finally {
-      (executor as { compileQuery: typeof compile }).compileQuery = compile;
+      restore();
     }
   });
 
