@@ -15,7 +15,7 @@ interface Seen {
  * `timeout` event: Node destroys it unless a listener takes over).
  *
  * Node's own way arms a timer per socket and re-arms it on every request
- * (cancelling the keep-alive timer and creating a new one, about 1.4 µs a
+ * (cancelling the keep-alive timer and creating a new one, about 1 µs a
  * request); here one unreferenced interval looks at every open connection
  * a few times per deadline and compares byte counts, so a request costs
  * nothing. A connection is cut between `idleMs` and `idleMs` plus one
