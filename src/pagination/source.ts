@@ -218,18 +218,18 @@ class QuerySource<T> implements PageSource<T> {
   }
 
   async slice(offset: number, limit: number): Promise<T[]> {
-    const page = this.page(null, offset, limit);
+    const page = this.page(offset, limit);
     if (page !== null) return (await page.executor.executeQuery(page.query)).rows;
     return (await this.qb.limit(limit).offset(offset).execute()) as T[];
   }
 
   /**
-   * The page's query compiled by shape (see query-shapes.ts), from the listing just
-   * compiled on its executor, or from a new compile; `null` off the app's own executor.
+   * The page's query compiled by shape (see query-shapes.ts): from `listing` when the caller
+   * has just compiled it on `executor`, else from a new compile; `null` off the app's own executor.
    */
-  private page(compiled: { listing: CompiledQuery; executor: QueryExecutor } | null, offset: number, limit: number): Derived<T> | null {
+  private page(offset: number, limit: number, listing?: CompiledQuery, executor?: QueryExecutor): Derived<T> | null {
     const build = ([l, o]: readonly unknown[]) => this.qb.limit(l as number).offset(o as number).compile();
-    if (compiled !== null) return deriveOn(compiled.executor, compiled.listing, 'slice', [limit, offset], build, false);
+    if (listing !== undefined && executor !== undefined) return deriveOn(executor, listing, 'slice', [limit, offset], build, false);
     if (!hasDirectExecutors()) return null;
     return compileDerived(this.qb.compile(), 'slice', [limit, offset], build);
   }
@@ -244,17 +244,17 @@ class QuerySource<T> implements PageSource<T> {
     const executor = directExecutorOf(listing);
     if (executor === null) return null;
     const count = deriveOn(executor, listing, 'count', NO_VALUES, () => this.countOn(executor), true);
-    if (count === null) return null;
-    const page = this.page({ listing, executor }, offset, limit)?.query ?? this.qb.limit(limit).offset(offset).compile();
+    const page = count && this.page(offset, limit, listing, executor);
+    if (!count || !page) return null;
     const run = executeTogetherOn(executor);
     if (run === null) {
       // No round trip to save (SQLite answers at once): the count, then the page.
       return executor.executeQuery(count.query).then(async (counted) => ({
         count: toCount(counted.rows[0]),
-        items: (await executor.executeQuery(page)).rows,
+        items: (await executor.executeQuery(page.query)).rows,
       }));
     }
-    return run([count.query, page]).then(([counted, rows]) => ({ count: toCount(counted!.rows[0] as { count?: unknown }), items: rows!.rows as T[] }));
+    return run([count.query, page.query]).then(([counted, rows]) => ({ count: toCount(counted!.rows[0] as { count?: unknown }), items: rows!.rows as T[] }));
   }
 
   /** The count of the listing without its ORDER BY, when the app's own executor compiles it. */
