@@ -8,6 +8,7 @@ import type pg from 'pg';
 import type { CompiledQuery, Kysely, QueryExecutor, QueryResult } from 'kysely';
 import type { DB } from './schema.js';
 import { markCompiles, setExecuteTogether } from './direct.js';
+import { createQuery, RowShapes } from './pg-query.js';
 
 export interface PrepareSettings {
   /** Runs on a connection before a statement is prepared there; `null` never. */
@@ -46,11 +47,15 @@ class PreparedStatements {
   private clock = 0;
   /** Names to DEALLOCATE before the next query on this connection. */
   private readonly unwanted: string[] = [];
+  /** How rows of each statement are built on this connection (see pg-query.ts). */
+  readonly rows: RowShapes;
 
   constructor(
     private readonly client: pg.PoolClient,
     private readonly settings: PrepareSettings,
-  ) {}
+  ) {
+    this.rows = new RowShapes(client);
+  }
 
   /** The name to run `sql` under, or `undefined` to run it unnamed. */
   nameFor(sql: string): string | undefined {
@@ -152,19 +157,22 @@ function sendQuery(client: pg.PoolClient, compiled: CompiledQuery, settings: Pre
   const values = compiled.parameters as unknown[];
   const name = statements.nameFor(text);
   const prepared = statements;
-  afterDeallocating(client, statements, () =>
-    client.query(name === undefined ? { text, values } : { name, text, values }, (err: Error | null, result?: pg.QueryResult) => {
-      if (err === null) {
-        done(null, result);
-      } else if (name !== undefined && !retried && isStalePlan(err)) {
-        // A migration changed the table: plan it afresh.
-        prepared.drop(text);
-        whenIdle(client, () => sendQuery(client, compiled, settings, done, true));
-      } else {
-        whenIdle(client, () => done(err));
-      }
-    }),
-  );
+  const answered = (err: Error | null, result?: pg.QueryResult): void => {
+    if (err === null) {
+      done(null, result);
+    } else if (name !== undefined && !retried && isStalePlan(err)) {
+      // A migration changed the table: plan it afresh.
+      prepared.drop(text);
+      whenIdle(client, () => sendQuery(client, compiled, settings, done, true));
+    } else {
+      whenIdle(client, () => done(err));
+    }
+  };
+  afterDeallocating(client, statements, () => {
+    const query = createQuery(text, values, name, prepared.rows, answered);
+    if (query !== null) client.query(query);
+    else client.query(name === undefined ? { text, values } : { name, text, values }, answered);
+  });
 }
 
 /** Deallocates the statements `statements` no longer wants (one query each), then calls `send`. */
