@@ -7,6 +7,8 @@ interface Seen {
   bytes: number;
   /** When those bytes last changed (or the connection was last waiting under Node's own timer). */
   since: number;
+  /** `timeout` was emitted for this stretch of silence: as Node's timer, once until the next byte. */
+  timedOut: boolean;
 }
 
 /**
@@ -39,15 +41,17 @@ export function watchIdleConnections(server: Server, idleMs: number): void {
       if (bytes !== seen.bytes || (socket.timeout ?? 0) > 0) {
         seen.bytes = bytes;
         seen.since = now;
-      } else if (now - seen.since >= idleMs) {
-        seen.since = now;
+        seen.timedOut = false;
+      } else if (!seen.timedOut && now - seen.since >= idleMs) {
+        // Node destroys the socket unless a `timeout` listener keeps it; a kept one is told again only after traffic.
+        seen.timedOut = true;
         socket.emit('timeout');
       }
     }
   };
 
   server.on('connection', (socket: Socket) => {
-    open.set(socket, { bytes: socket.bytesRead + (socket.bytesWritten ?? 0), since: Date.now() });
+    open.set(socket, { bytes: socket.bytesRead + (socket.bytesWritten ?? 0), since: Date.now(), timedOut: false });
     socket.once('close', () => {
       open.delete(socket);
       if (open.size === 0 && timer !== null) {

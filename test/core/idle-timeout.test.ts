@@ -160,3 +160,39 @@ describe('IDLE_TIMEOUT', () => {
     expect(Number(/content-length: (\d+)/.exec(head)?.[1])).toBeGreaterThan(BIG);
   }, 30_000);
 });
+
+describe('IDLE_TIMEOUT with an app that keeps timed-out connections', () => {
+  it('tells the app once per stretch of silence, again only after traffic', async () => {
+    const keeper = await createApp({ logger: false, settings: { IDLE_TIMEOUT: 0.2 }, routes: [path('ok/', Ok)] });
+    // A `timeout` listener on the server takes the decision from Node: the socket stays open.
+    const timeouts: net.Socket[] = [];
+    keeper.server.on('timeout', (socket: net.Socket) => timeouts.push(socket));
+    await keeper.listen({ port: 0, host: '127.0.0.1' });
+    const client = net.connect((keeper.server.address() as net.AddressInfo).port, '127.0.0.1');
+    try {
+      await new Promise<void>((resolve, reject) => {
+        client.once('connect', resolve);
+        client.once('error', reject);
+      });
+      let received = '';
+      client.setEncoding('utf8').on('data', (d: string) => (received += d));
+      // Five deadlines of silence: one timeout, and the connection is still open.
+      await sleep(1000);
+      expect(timeouts).toHaveLength(1);
+      expect(client.destroyed).toBe(false);
+      // Traffic starts a new stretch: half a request, then one more timeout after the deadline.
+      client.write('GET /ok/ HTTP/1.1\r\n');
+      await sleep(1000);
+      expect(timeouts).toHaveLength(2);
+      expect(timeouts[1]).toBe(timeouts[0]);
+      // The kept connection still serves the rest of that request.
+      client.write('Host: 127.0.0.1\r\n\r\n');
+      while (!received.endsWith('{"ok":true}')) await sleep(10);
+      expect(received).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+      expect(received).toMatch(/\r\ncontent-type: application\/json\r\n/);
+    } finally {
+      client.destroy();
+      await keeper.close();
+    }
+  });
+});
