@@ -12,7 +12,9 @@
  *   row builder for a statement's columns is made once per connection (an
  *   object literal with one slot per column, the parsers the connection's
  *   `getTypeParser` gives) and reused while the columns stay the same.
- *   Together about 3.5 µs for a token lookup and a page of 21 rows.
+ *   Together about 40 µs of CPU per W6 cursor page in the bench's server
+ *   (token lookup and a page of 21 rows; docs/decisions.md), far more than
+ *   the same work timed alone.
  *
  * Rows come out as node-postgres makes them: the same keys in the same
  * order, null for SQL NULL, each value through the connection's type
