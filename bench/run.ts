@@ -139,11 +139,11 @@ async function drain(server: RunningServer): Promise<void> {
   await fetch(`http://127.0.0.1:${server.port}/w5/ping/`).then((r) => r.arrayBuffer()).catch(() => undefined);
 }
 
-function request(port: number, w: Pick<Workload, 'id' | 'path'>): LoadRequest {
+function request(port: number, w: Pick<Workload, 'id' | 'path' | 'connections'>): LoadRequest {
   return {
     url: `http://127.0.0.1:${port}${w.path}`,
     headers: w.id === 'W5' ? {} : { ...AUTH_HEADERS },
-    connections,
+    connections: w.connections ?? connections,
     duration: runSeconds,
   };
 }

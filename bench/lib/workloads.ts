@@ -21,6 +21,8 @@ export interface Workload {
   quick: boolean;
   /** Slow on purpose (whole-table count, deep offset): left out of the server's first warm-up pass. */
   slow?: boolean;
+  /** Connections for this case instead of the run's (`--connections`, default 16). */
+  connections?: number;
 }
 
 const ALL: readonly ServerKind[] = ['trestle', 'fastify', 'node'];
@@ -41,6 +43,8 @@ const DEEP_SMALL_PAGE = Math.floor((SMALL_ROWS / PAGE_SIZE) * 0.9);
 export const WORKLOADS: readonly Workload[] = [
   { id: 'W1', name: 'page 2, 10k, exact count', path: '/w1/items/?page=2', servers: ALL, database: 'sqlite', quick: true },
   { id: 'W1', name: `page ${DEEP_SMALL_PAGE}, 10k, exact count`, path: `/w1/items/?page=${DEEP_SMALL_PAGE}`, servers: ALL, database: 'sqlite', quick: true },
+  // The RSS target is set at 32 connections: Trestle alone, for its memory (no ratio).
+  { id: 'W1', name: `page ${DEEP_SMALL_PAGE}, 10k, 32 connections`, path: `/w1/items/?page=${DEEP_SMALL_PAGE}`, servers: ['trestle'], database: 'sqlite', quick: true, connections: 32 },
   { id: 'W1', name: 'page 2, 1M, exact count', path: '/w1/large/?page=2', servers: PAIR, database: 'sqlite', quick: true, slow: true },
   { id: 'W1', name: 'page 2, 1M, capped count', path: '/w1/large-capped/?page=2', servers: PAIR, database: 'sqlite', quick: true },
   { id: 'W2', name: 'cursor page 2, 1M', path: `/w2/items/?cursor=${cursorAfterRank(PAGE_SIZE)}`, servers: ALL, database: 'sqlite', quick: true },
