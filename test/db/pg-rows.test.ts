@@ -128,6 +128,13 @@ describe.runIf(pgAvailable())('rows built by the own PostgreSQL executor', () =>
     expect(rows).toEqual([{ n: 42 }]);
   });
 
+  it('honour the pool’s query_timeout: the slow query fails, the next one is answered', async () => {
+    const { db } = await open({ pgPrepareThreshold: 0, pgPool: { max: 1, query_timeout: 300 } });
+    await expect(sql`select pg_sleep(3)`.execute(db)).rejects.toThrow('Query read timeout');
+    const { rows } = await sql<{ n: number }>`select 42 as n`.execute(db);
+    expect(rows).toEqual([{ n: 42 }]);
+  });
+
   it('are built without node-postgres’ per-query row description work', async () => {
     // The point of the builder: `Result.addFields` (parsers and an empty row per answer) runs for the reference client only.
     const Result = createRequire(createRequire(import.meta.url).resolve('pg'))('./result.js') as { prototype: { addFields: (f: unknown) => void } };
