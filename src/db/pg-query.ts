@@ -94,15 +94,31 @@ function compileRowBuilder(fields: readonly FieldDescription[], client: pg.Clien
     parsers.push(client.getTypeParser(dataTypeID, 'text') as Parser);
     slots.push(`${JSON.stringify(name)}: v[${i}] === null ? null : p[${i}](v[${i}])`);
   }
-  let make: (p: readonly Parser[], v: readonly (string | null)[]) => Record<string, unknown>;
-  try {
-    make = new Function('p', 'v', `return { ${slots.join(', ')} };`) as typeof make;
-  } catch {
-    // --disallow-code-generation-from-strings
-    return null;
+  const source = `return { ${slots.join(', ')} };`;
+  let make = makers.get(source);
+  if (make === undefined) {
+    try {
+      make = new Function('p', 'v', source) as Make;
+    } catch {
+      // --disallow-code-generation-from-strings
+      return null;
+    }
+    if (makers.size >= MAX_MAKERS) makers.clear();
+    makers.set(source, make);
   }
-  return (values) => make(parsers, values);
+  const build = make;
+  return (values) => build(parsers, values);
 }
+
+type Make = (p: readonly Parser[], v: readonly (string | null)[]) => Record<string, unknown>;
+
+/**
+ * Compiled row makers by their source (the column names), shared by every
+ * connection: each connection has its own parsers, but one function per
+ * column list gets all the calls, so V8 optimises it once, not per connection.
+ */
+const makers = new Map<string, Make>();
+const MAX_MAKERS = 500;
 
 type DirectQueryClass = new (text: string, values: unknown[], name: string | undefined, shapes: RowShapes, callback: Callback) => pg.Submittable;
 
