@@ -28,6 +28,11 @@
 import { createQueryId, type CompiledQuery, type QueryExecutor, type RootOperationNode } from 'kysely';
 import { directExecutorOf } from './direct.js';
 
+/** `query` when `executor` compiled it just now (so a query derived from it may run there), else `null`. */
+export function ownCompile<Q extends CompiledQuery>(executor: QueryExecutor, query: Q): Q | null {
+  return directExecutorOf(query) === executor ? query : null;
+}
+
 /** A value's place while a shape is learnt. */
 class StandIn {
   constructor(readonly index: number) {}
@@ -59,15 +64,15 @@ export interface Derived<R> {
  */
 export function compileDerived<R>(listing: CompiledQuery, kind: string, values: readonly unknown[], build: (values: readonly unknown[]) => CompiledQuery<R>): Derived<R> | null {
   const executor = directExecutorOf(listing);
-  return executor === null ? null : deriveOn(executor, listing, kind, values, build, false);
+  return executor === null ? null : deriveOn(executor, listing, kind, values, (v) => ownCompile(executor, build(v)));
 }
 
 /**
  * `compileDerived` for a listing already known to be compiled by `executor`
- * (so several queries can be derived from one compile of it). With
- * `buildChecks`, `build` itself answers `null` when what it compiled is not
- * the executor's own (and may wrap the SQL it compiled); otherwise that is
- * checked here. `null` when the derived query cannot run on `executor`.
+ * (so several queries can be derived from one compile of it). `build`
+ * answers `null` when what it compiled is not the executor's own
+ * (`ownCompile`); it may wrap the SQL it compiled. `null` when the derived
+ * query cannot run on `executor`.
  */
 export function deriveOn<R>(
   executor: QueryExecutor,
@@ -75,7 +80,6 @@ export function deriveOn<R>(
   kind: string,
   values: readonly unknown[],
   build: (values: readonly unknown[]) => CompiledQuery<R> | null,
-  buildChecks: boolean,
 ): Derived<R> | null {
   let shapes = shapesByExecutor.get(executor);
   if (shapes === undefined) shapesByExecutor.set(executor, (shapes = new Map()));
@@ -84,13 +88,13 @@ export function deriveOn<R>(
   key += '\u0001' + listing.sql;
   let shape = shapes.get(key);
   if (shape === undefined) {
-    shape = learn(listing, values, build, executor, buildChecks);
+    shape = learn(listing, values, build);
     if (shapes.size >= MAX_SHAPES) shapes.clear();
     shapes.set(key, shape);
   }
   if (shape === null) {
     const query = build(values);
-    return query === null || (!buildChecks && directExecutorOf(query) !== executor) ? null : { executor, query };
+    return query === null ? null : { executor, query };
   }
   const slots = shape.slots;
   const parameters: unknown[] = new Array(slots.length);
@@ -101,15 +105,9 @@ export function deriveOn<R>(
   return { executor, query: { sql: shape.sql, query: shape.node, parameters, queryId: createQueryId() } as CompiledQuery<R> };
 }
 
-function learn(
-  listing: CompiledQuery,
-  values: readonly unknown[],
-  build: (values: readonly unknown[]) => CompiledQuery | null,
-  executor: QueryExecutor,
-  buildChecks: boolean,
-): Shape | null {
+function learn(listing: CompiledQuery, values: readonly unknown[], build: (values: readonly unknown[]) => CompiledQuery | null): Shape | null {
   const compiled = build(values.map((v, i) => (v === null || v === undefined ? v : new StandIn(i))));
-  if (compiled === null || (!buildChecks && directExecutorOf(compiled) !== executor)) return null;
+  if (compiled === null) return null;
   const slots: number[] = [];
   const own = listing.parameters;
   let next = 0;

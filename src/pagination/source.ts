@@ -7,7 +7,7 @@
 import { AliasNode, CompiledQuery, IdentifierNode, RawNode, SelectionNode, SelectQueryNode, sql, type Expression, type KyselyPlugin, type QueryExecutor, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Source } from './base.js';
 import { directExecutorOf, executeTogetherOn, hasDirectExecutors } from '../db/direct.js';
-import { compileDerived, deriveOn, type Derived } from '../db/query-shapes.js';
+import { compileDerived, deriveOn, ownCompile, type Derived } from '../db/query-shapes.js';
 
 /** One column of an ordering, as the client sees the listing. */
 export interface OrderTerm {
@@ -229,7 +229,7 @@ class QuerySource<T> implements PageSource<T> {
    */
   private page(offset: number, limit: number, listing?: CompiledQuery, executor?: QueryExecutor): Derived<T> | null {
     const build = ([l, o]: readonly unknown[]) => this.qb.limit(l as number).offset(o as number).compile();
-    if (listing !== undefined && executor !== undefined) return deriveOn(executor, listing, 'slice', [limit, offset], build, false);
+    if (listing !== undefined && executor !== undefined) return deriveOn(executor, listing, 'slice', [limit, offset], (v) => ownCompile(executor, build(v)));
     if (!hasDirectExecutors()) return null;
     return compileDerived(this.qb.compile(), 'slice', [limit, offset], build);
   }
@@ -243,7 +243,7 @@ class QuerySource<T> implements PageSource<T> {
     const listing = this.qb.compile();
     const executor = directExecutorOf(listing);
     if (executor === null) return null;
-    const count = deriveOn(executor, listing, 'count', NO_VALUES, () => this.countOn(executor), true);
+    const count = deriveOn(executor, listing, 'count', NO_VALUES, () => this.countOn(executor));
     const page = count && this.page(offset, limit, listing, executor);
     if (!count || !page) return null;
     const run = executeTogetherOn(executor);
@@ -259,8 +259,8 @@ class QuerySource<T> implements PageSource<T> {
 
   /** The count of the listing without its ORDER BY, when the app's own executor compiles it. */
   private countOn(executor: QueryExecutor): CompiledQuery<{ count: unknown }> | null {
-    const inner = this.qb.clearOrderBy().compile();
-    return directExecutorOf(inner) === executor ? wrapInCount(inner) : null;
+    const inner = ownCompile(executor, this.qb.clearOrderBy().compile());
+    return inner && wrapInCount(inner);
   }
 
   async seek(order: readonly OrderTerm[], after: readonly unknown[] | null, offset: number, limit: number, _reversed = false, inclusive = false): Promise<T[]> {
