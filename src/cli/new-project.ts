@@ -63,12 +63,20 @@ export function newProjectFiles(options: NewProjectOptions): Record<string, stri
 
 const CONFIG = `// The project \`trestle\` works on: \`trestle migrate\`, \`trestle serve\`,
 // \`trestle createsuperuser\`, \`trestle token <username>\`.
-import { defineProject, PageNumberPagination } from 'trestle';
+import {
+  defineProject,
+  BasicAuthentication,
+  PageNumberPagination,
+  SessionAuthentication,
+  TokenAuthentication,
+} from 'trestle';
 import { migrations } from './src/migrations.js';
 import { routes } from './src/routes.js';
 
 export default defineProject({
   settings: {
+    // Sessions (the browsable API's login), Basic, and \`Authorization: Token <key>\`.
+    DEFAULT_AUTHENTICATION_CLASSES: [SessionAuthentication, BasicAuthentication, TokenAuthentication],
     DEFAULT_PAGINATION_CLASS: PageNumberPagination,
     PAGE_SIZE: 20,
   },
@@ -275,11 +283,14 @@ npm test           # the tests in test/
 npm run typecheck
 \`\`\`
 
+With the server running, in another terminal:
+
 \`\`\`sh
 curl http://127.0.0.1:8000/api/notes/
-npx trestle createsuperuser --username admin --email admin@example.com
-npx trestle token admin          # prints the user's token
-curl -H "Authorization: Token <key>" -H "Content-Type: application/json" \\\\
+# Asks for the password on a terminal; from a script, pipe it in with --password-stdin:
+printf '%s\\n' 'correct horse battery staple' | npx trestle createsuperuser --username admin --email admin@example.com --password-stdin
+KEY=$(npx trestle token admin)      # the user's API token, created on first use
+curl -H "Authorization: Token $KEY" -H "Content-Type: application/json" \\
      -d '{"title": "Hello"}' http://127.0.0.1:8000/api/notes/
 \`\`\`
 

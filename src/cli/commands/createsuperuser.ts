@@ -62,7 +62,9 @@ async function field(
   if (typeof value === 'string') return value.trim();
   if (noPrompt) return ctx.env[envName]?.trim() || undefined;
   if (!canPrompt(ctx.io)) {
-    throw new CliError(`No terminal to ask "${question.replace(/: $/, '')}": pass it as an option or use --no-input.`);
+    throw new CliError(
+      `No terminal to ask "${question.replace(/: $/, '')}": pass --username and --email, with the password on stdin (--password-stdin), or use --no-input.`,
+    );
   }
   return promptLine(ctx.io, question);
 }
