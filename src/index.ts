@@ -238,7 +238,8 @@ export { ScopedRateThrottle } from './throttling/scoped.js';
 export { MemoryThrottleStore } from './throttling/store.js';
 export type { ThrottleStore, ThrottleHit } from './throttling/store.js';
 export { RedisThrottleStore } from './throttling/redis-store.js';
-export { LoginThrottle, authenticateLogin, loginThrottle } from './throttling/login.js';
+export { LoginThrottle, LOGIN_FAILURE_RATE_DEFAULTS, authenticateLogin, loginThrottle } from './throttling/login.js';
+export type { AuthenticateLoginOptions, LoginAttempt } from './throttling/login.js';
 
 // --- browsable, admin, openapi
 export { BrowsableAPIRenderer } from './browsable/renderer.js';

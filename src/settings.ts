@@ -113,11 +113,27 @@ export interface Settings {
 
   // --- login abuse (DRF has none; see docs/authentication.md)
   /**
-   * Failed logins allowed per username and per client address, as throttle
-   * rates (`'<n>/<s|m|h|d>'`, `null` = unlimited). Past either, every login
-   * path answers 429 with `Retry-After` until the oldest failure ages out.
+   * Failed logins counted on every login path, as throttle rates
+   * (`'<n>/<s|m|h|d>'`, `null` = not counted; a key left out keeps its default):
+   * `client` per username from one client (its device cookie, else its
+   * address; past it that client alone waits out the window); `username` per
+   * username from clients not known for it (past it such clients are slowed
+   * down by LOGIN_FAILURE_BACKOFF, never walled off); `address` per address
+   * over all names (never applied to a client known for the name).
    */
-  LOGIN_FAILURE_RATES: { username: string | null; address: string | null };
+  LOGIN_FAILURE_RATES: { client?: string | null; username?: string | null; address?: string | null };
+  /**
+   * Past `LOGIN_FAILURE_RATES.username`, one attempt for that name from an
+   * unknown client per delay: `initial` seconds, doubled with each further
+   * failure, at most `max` seconds.
+   */
+  LOGIN_FAILURE_BACKOFF: { initial: number; max: number };
+  /** The signed "known client" cookie a successful login sets (OWASP's device cookie); `null` = none. */
+  LOGIN_DEVICE_COOKIE_NAME: string | null;
+  /** Seconds the device cookie lives. */
+  LOGIN_DEVICE_COOKIE_AGE: number;
+  /** Seconds an address a user logged in from stays known for that user (cookie-less API clients); 0 = never. */
+  LOGIN_KNOWN_ADDRESS_AGE: number;
   /** Seconds a client has to send a request's headers; 0 = no limit. */
   HEADERS_TIMEOUT: number;
   /** Seconds a client has to send a whole request, headers and body; 0 = no limit. */
@@ -233,7 +249,11 @@ export function defaultSettings(): Settings {
     FILE_UPLOAD_TEMP_DIR: null,
     JSON_MAX_DEPTH: 64,
     JSON_INDENT_MAX_SIZE: 1_048_576,
-    LOGIN_FAILURE_RATES: { username: '10/h', address: '100/h' },
+    LOGIN_FAILURE_RATES: { client: '10/h', username: '20/h', address: '100/h' },
+    LOGIN_FAILURE_BACKOFF: { initial: 1, max: 60 },
+    LOGIN_DEVICE_COOKIE_NAME: 'login_device',
+    LOGIN_DEVICE_COOKIE_AGE: 31_536_000,
+    LOGIN_KNOWN_ADDRESS_AGE: 2_592_000,
     HEADERS_TIMEOUT: 10,
     REQUEST_TIMEOUT: 30,
     IDLE_TIMEOUT: 60,
@@ -339,14 +359,29 @@ function checkSettings(s: Settings): void {
     if (!Number.isInteger(s[name]) || s[name] <= 0) throw new ImproperlyConfigured(`${name} must be a positive integer.`);
   }
   const login = s.LOGIN_FAILURE_RATES;
-  if (login === null || typeof login !== 'object' || !('username' in login) || !('address' in login)) {
-    throw new ImproperlyConfigured('LOGIN_FAILURE_RATES must be { username: rate | null, address: rate | null }.');
+  if (login === null || typeof login !== 'object' || Object.keys(login).some((k) => !['client', 'username', 'address'].includes(k))) {
+    throw new ImproperlyConfigured('LOGIN_FAILURE_RATES must be { client?: rate | null, username?: rate | null, address?: rate | null }.');
   }
-  for (const rate of [login.username, login.address]) {
+  for (const rate of [login.client, login.username, login.address]) {
+    if (rate === undefined) continue;
     // The grammar of parseRate (throttling/simple-rate.ts), checked here so createApp rejects it.
     if (rate !== null && (typeof rate !== 'string' || !/^\s*[+-]?\d+\s*\/[smhd]/.test(rate))) {
       throw new ImproperlyConfigured(`Invalid throttle rate "${String(rate)}" in LOGIN_FAILURE_RATES: use "<requests>/<s|m|h|d>".`);
     }
+  }
+  const backoff = s.LOGIN_FAILURE_BACKOFF;
+  if (
+    backoff === null || typeof backoff !== 'object' ||
+    !(typeof backoff.initial === 'number' && backoff.initial > 0 && Number.isFinite(backoff.initial)) ||
+    !(typeof backoff.max === 'number' && backoff.max >= backoff.initial && Number.isFinite(backoff.max))
+  ) {
+    throw new ImproperlyConfigured('LOGIN_FAILURE_BACKOFF must be { initial: seconds > 0, max: seconds >= initial }.');
+  }
+  if (s.LOGIN_DEVICE_COOKIE_NAME !== null && (typeof s.LOGIN_DEVICE_COOKIE_NAME !== 'string' || !/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(s.LOGIN_DEVICE_COOKIE_NAME))) {
+    throw new ImproperlyConfigured('LOGIN_DEVICE_COOKIE_NAME must be a cookie name or null.');
+  }
+  for (const name of ['LOGIN_DEVICE_COOKIE_AGE', 'LOGIN_KNOWN_ADDRESS_AGE'] as const) {
+    if (!Number.isInteger(s[name]) || s[name] < 0) throw new ImproperlyConfigured(`${name} must be a whole number of seconds, 0 or more.`);
   }
   for (const name of ['HEADERS_TIMEOUT', 'REQUEST_TIMEOUT', 'IDLE_TIMEOUT', 'KEEP_ALIVE_TIMEOUT', 'SERVICE_UNAVAILABLE_RETRY_AFTER'] as const) {
     const value = s[name];

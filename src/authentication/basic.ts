@@ -21,7 +21,8 @@ const LATIN1 = new TextDecoder('latin1');
  * or wrong credentials: 401 with `WWW-Authenticate: Basic realm="api"`.
  * Unknown usernames cost one password hash too, so timing does not reveal
  * which accounts exist. Failed attempts count towards LOGIN_FAILURE_RATES
- * (429 past them). Send it over HTTPS only.
+ * (429 past them); a device cookie sent along is honoured but none is set.
+ * Send it over HTTPS only.
  *
  * @example
  * class StaffBasic extends BasicAuthentication { realm = 'staff' }
@@ -52,7 +53,7 @@ export class BasicAuthentication implements Authentication {
 
   /** Checks username and password against the `users` store: DRF's `authenticate_credentials`. */
   async authenticateCredentials(username: string, password: string, req: ApiRequest): Promise<[User, null]> {
-    const user = await authenticateLogin(req, username, password);
+    const user = await authenticateLogin(req, username, password, { issueDevice: false });
     if (!user) throw new AuthenticationFailed(this.invalidCredentialsMessage);
     if (!user.isActive) throw new AuthenticationFailed(this.inactiveUserMessage);
     return [user, null];
