@@ -212,12 +212,33 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Trestle
   return fastify as TrestleApp;
 }
 
+/** Where `defaultLogger` writes: stdout, or stderr while a command's stdout is data (see `logsOnStderr`). */
+let logToStderr = 0;
+
+/**
+ * Runs `fn` with the default logger writing to stderr: for commands whose
+ * stdout is a document (`trestle openapi > schema.json`), so that start-up
+ * warnings of an app built meanwhile cannot end up in it.
+ */
+export async function logsOnStderr<T>(fn: () => Promise<T>): Promise<T> {
+  logToStderr++;
+  try {
+    return await fn();
+  } finally {
+    logToStderr--;
+  }
+}
+
 /** Pino through Fastify: pretty lines on a terminal (when pino-pretty is installed), JSON lines otherwise. */
 export function defaultLogger(level = process.env['LOG_LEVEL'] ?? 'info'): NonNullable<FastifyServerOptions['logger']> {
-  if (process.stdout.isTTY && prettyAvailable()) {
-    return { level, transport: { target: 'pino-pretty', options: { translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname' } } };
+  const stderr = logToStderr > 0;
+  if ((stderr ? process.stderr : process.stdout).isTTY && prettyAvailable()) {
+    return {
+      level,
+      transport: { target: 'pino-pretty', options: { translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname', ...(stderr ? { destination: 2 } : {}) } },
+    };
   }
-  return { level };
+  return stderr ? { level, stream: process.stderr } : { level };
 }
 
 let pretty: boolean | null = null;

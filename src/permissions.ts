@@ -75,8 +75,10 @@ function named(cls: PermissionClass, name: string): PermissionClass {
 export function and(a: PermissionClass, b: PermissionClass): PermissionClass {
   return named(
     class implements Permission {
-      private readonly op1: Permission;
-      private readonly op2: Permission;
+      /** The operator and its operands (read by the OpenAPI generator). */
+      readonly operator = 'and';
+      readonly op1: Permission;
+      readonly op2: Permission;
       constructor(app: AppContext) {
         this.op1 = new a(app);
         this.op2 = new b(app);
@@ -103,8 +105,10 @@ export function and(a: PermissionClass, b: PermissionClass): PermissionClass {
 export function or(a: PermissionClass, b: PermissionClass): PermissionClass {
   return named(
     class implements Permission {
-      private readonly op1: Permission;
-      private readonly op2: Permission;
+      /** The operator and its operands (read by the OpenAPI generator). */
+      readonly operator = 'or';
+      readonly op1: Permission;
+      readonly op2: Permission;
       constructor(app: AppContext) {
         this.op1 = new a(app);
         this.op2 = new b(app);
@@ -130,7 +134,9 @@ export function or(a: PermissionClass, b: PermissionClass): PermissionClass {
 export function not(a: PermissionClass): PermissionClass {
   return named(
     class implements Permission {
-      private readonly op1: Permission;
+      /** The operator and its operand (read by the OpenAPI generator). */
+      readonly operator = 'not';
+      readonly op1: Permission;
       constructor(app: AppContext) {
         this.op1 = new a(app);
       }

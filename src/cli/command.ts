@@ -58,6 +58,11 @@ export interface Command {
   help: string[];
   /** `node:util` parseArgs options (global options are added automatically). */
   options: CommandOptions;
+  /**
+   * The command's stdout is data (a document, a key): the default logger of
+   * any app it builds writes to stderr instead, so stdout holds the data only.
+   */
+  outputIsData?: boolean;
   /** How many positional arguments the command takes. */
   positionals?: { min: number; max: number };
   /** Returns the exit code. Throw `CliError` for a one-line failure. */

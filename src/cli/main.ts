@@ -56,7 +56,9 @@ async function runCommand(command: Command, args: CommandArgs, io: CliIO, cwd: s
   if (typeof args.values['database-url'] === 'string') globals.databaseUrl = args.values['database-url'];
   const ctx = createCommandContext(io, globals, cwd, env);
   try {
-    return await command.run(ctx, args);
+    if (!command.outputIsData) return await command.run(ctx, args);
+    const { logsOnStderr } = await import('../app.js');
+    return await logsOnStderr(() => command.run(ctx, args));
   } finally {
     await ctx.close();
   }

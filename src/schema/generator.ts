@@ -12,6 +12,7 @@ import {
   RetrieveUpdateDestroyAPIView,
 } from '../views/generics.js';
 import type { ApiRequest } from '../request.js';
+import type { Permission } from '../permissions.js';
 import { ObtainAuthToken } from '../authtoken/obtain-auth-token.js';
 import { SessionAuthentication } from '../authentication/session.js';
 import { LoginView, LogoutView } from '../sessions/views.js';
@@ -374,20 +375,44 @@ const GENERIC_VALIDATION_ERROR: JsonSchema = {
 };
 
 /**
- * Whether an anonymous request with `method` passes every permission of the
- * view (`IsAuthenticatedOrReadOnly` lets reads through). A permission that
- * answers asynchronously or throws is taken as closed.
+ * Whether an anonymous request with this method passes every permission:
+ * then the operation's `security` also lists `{}` (no credentials), as
+ * drf-spectacular does for `AllowAny`, and for `IsAuthenticatedOrReadOnly`
+ * on safe methods. Each permission is asked with an anonymous probe;
+ * compositions (`and`, `or`, `not`) are evaluated operand by operand, since
+ * their own `hasPermission` is asynchronous. A permission that answers
+ * asynchronously or throws counts as refusing.
  */
 function allowsAnonymous(app: AppContext, view: APIView, method: Method): boolean {
   const user = app.settings.UNAUTHENTICATED_USER?.() ?? null;
   const probe = { method: method.toUpperCase(), user, auth: null, query: {}, params: {}, headers: {}, app } as unknown as ApiRequest;
-  return view.policies.permissions.every((p) => {
-    try {
-      return p.hasPermission(probe, view) === true;
-    } catch {
-      return false;
-    }
-  });
+  return view.policies.permissions.every((p) => admitsProbe(p, probe, view) === true);
+}
+
+interface ComposedPermission {
+  operator: 'and' | 'or' | 'not';
+  op1: Permission;
+  op2?: Permission;
+}
+
+/** `true`/`false`, or `null` when the permission cannot be decided without waiting. */
+function admitsProbe(permission: Permission, probe: ApiRequest, view: APIView): boolean | null {
+  const composed = permission as Partial<ComposedPermission>;
+  if (composed.op1 && (composed.operator === 'and' || composed.operator === 'or' || composed.operator === 'not')) {
+    const a = admitsProbe(composed.op1, probe, view);
+    if (composed.operator === 'not') return a === null ? null : !a;
+    const b = composed.op2 ? admitsProbe(composed.op2, probe, view) : null;
+    if (composed.operator === 'and') return a === false || b === false ? false : a === null || b === null ? null : true;
+    return a === true || b === true ? true : a === null || b === null ? null : false;
+  }
+  try {
+    const answer = permission.hasPermission(probe, view);
+    if (typeof answer === 'boolean') return answer;
+    void Promise.resolve(answer).catch(() => {});
+    return null;
+  } catch {
+    return null;
+  }
 }
 
 function unique(id: string, seen: Set<string>): string {

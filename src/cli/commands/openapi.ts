@@ -11,6 +11,7 @@ import { KyselyUserStore } from '../../users/kysely-user-store.js';
 export const openapiCommand: Command = {
   name: 'openapi',
   summary: 'Print the OpenAPI 3.1 document of the project (JSON).',
+  outputIsData: true,
   usage: 'openapi [--title T] [--api-version V] [--compact]',
   help: [
     '--title T         info.title (default: the SchemaView\'s, else "Trestle API")',
