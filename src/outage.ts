@@ -38,16 +38,26 @@ const MESSAGES = [
 const ERROR_NAMES = new Set(['MaxRetriesPerRequestError']);
 
 /**
+ * SQLite: another process held the write lock past `busy_timeout`
+ * (SQLITE_BUSY, "database is locked"), or a snapshot could not become a
+ * write (SQLITE_BUSY_SNAPSHOT). The request may be retried; it is not a bug.
+ */
+function isSqliteBusy(code: string): boolean {
+  return code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_');
+}
+
+/**
  * Whether `err` (or an error in its `cause` chain) says a database or Redis
  * server is unreachable: connection refused or reset, the server shutting
  * down or starting up (57P01, 57P02, 57P03, SQLSTATE class 08), a pool or
  * client whose connection is gone, or ioredis refusing a command while
- * offline. Errors of the query itself (a syntax error, a constraint) are not.
+ * offline, or an SQLite lock held by another process past `busy_timeout`.
+ * Errors of the query itself (a syntax error, a constraint) are not.
  */
 export function isOutageError(err: unknown): boolean {
   for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
     const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && (SOCKET_CODES.has(code) || PG_STATES.has(code) || /^08[0-9A-Z]{3}$/.test(code))) {
+    if (typeof code === 'string' && (SOCKET_CODES.has(code) || PG_STATES.has(code) || /^08[0-9A-Z]{3}$/.test(code) || isSqliteBusy(code))) {
       return true;
     }
     if (ERROR_NAMES.has(e.name)) return true;
