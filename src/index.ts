@@ -172,6 +172,8 @@ export type {
 
 // --- filters
 export { BaseFilterBackend, SearchFilter, OrderingFilter, FilterSetBackend, filterSet, searchSmartSplit, isOrderingBackend, isQuery } from './filters/index.js';
+export { foldCase } from './utils/case-fold.js';
+export { registerSqliteFunctions, SQLITE_FOLD_FUNCTION } from './db/sqlite-functions.js';
 export type {
   FilterBackend,
   FilterBackendClass,

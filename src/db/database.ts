@@ -5,6 +5,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import type pg from 'pg';
 import { loadPg } from './pg-module.js';
 import { markCompiles } from './direct.js';
+import { registerSqliteFunctions } from './sqlite-functions.js';
 import { installDirectPgQueries, type PrepareSettings } from './pg-direct.js';
 import {
   CompiledQuery,
@@ -155,6 +156,7 @@ function openSqlite(url: string, filename: string, busyTimeoutMs: number): Datab
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
+    registerSqliteFunctions(sqlite);
   } catch (err) {
     throw connectError(url, err);
   }

@@ -1,4 +1,5 @@
 export { openDatabase, SQLITE_BUSY_TIMEOUT_MS, type Database, type OpenDatabaseOptions, type PgPoolOptions } from './database.js';
+export { registerSqliteFunctions, SQLITE_FOLD_FUNCTION } from './sqlite-functions.js';
 export { DEFAULT_DATABASE_URL, parseDatabaseUrl, redactUrl } from './url.js';
 export { dialectOf, type DialectName } from './dialect.js';
 export * from './schema.js';

@@ -5,10 +5,11 @@ import type { ApiRequest } from '../request.js';
 import type { APIView } from '../views/api-view.js';
 import { BaseFilterBackend, COLUMN_RE, isPostgresQuery, isQuery, valueAt, type AnyQuery, type FilterControl } from './base.js';
 import { compareNullable } from './compare.js';
-import { escapeLike } from './search.js';
+import { escapeLike, iequals, ilike } from './search.js';
+import { foldCase } from '../utils/case-fold.js';
 
 /** django-filter's lookups (`?year__gte=1970`); `exact` is the bare name (`?year=1974`). */
-export type FilterLookup = 'exact' | 'iexact' | 'in' | 'gt' | 'gte' | 'lt' | 'lte' | 'range' | 'isnull' | 'icontains' | 'contains' | 'istartswith';
+export type FilterLookup = 'exact' | 'iexact' | 'in' | 'gt' | 'gte' | 'lt' | 'lte' | 'range' | 'isnull' | 'icontains' | 'contains' | 'istartswith' | 'iendswith';
 
 /** How a filter's value is read from the query string. */
 export type FilterType = 'string' | 'integer' | 'number' | 'boolean' | 'date' | 'datetime' | { readonly choices: readonly string[] };
@@ -57,7 +58,7 @@ export function filterSet(spec: Readonly<Record<string, FilterSpec | FilterType>
   return Object.freeze({ filters: Object.freeze(filters) });
 }
 
-const LOOKUPS: ReadonlySet<string> = new Set(['exact', 'iexact', 'in', 'gt', 'gte', 'lt', 'lte', 'range', 'isnull', 'icontains', 'contains', 'istartswith']);
+const LOOKUPS: ReadonlySet<string> = new Set(['exact', 'iexact', 'in', 'gt', 'gte', 'lt', 'lte', 'range', 'isnull', 'icontains', 'contains', 'istartswith', 'iendswith']);
 
 /** A view filtered by `FilterSetBackend`. */
 export interface FilterSetView {
@@ -86,7 +87,7 @@ interface Condition {
   readonly value: unknown;
 }
 
-const TEXT_LOOKUPS: ReadonlySet<FilterLookup> = new Set(['exact', 'iexact', 'in', 'isnull', 'icontains', 'contains', 'istartswith']);
+const TEXT_LOOKUPS: ReadonlySet<FilterLookup> = new Set(['exact', 'iexact', 'in', 'isnull', 'icontains', 'contains', 'istartswith', 'iendswith']);
 
 /**
  * django-filter's `DjangoFilterBackend`: the view's `filterset` (or
@@ -368,11 +369,13 @@ function sqlCondition({ f, value }: Condition, postgres: boolean): Expression<Sq
     case 'lte':
       return sql<SqlBool>`${col} <= ${bind(value)}`;
     case 'iexact':
-      return sql<SqlBool>`lower(cast(${sql.ref(f.column)} as text)) = ${String(value).toLowerCase()}`;
+      return iequals(f.column, String(value), postgres);
     case 'icontains':
-      return sql<SqlBool>`lower(cast(${sql.ref(f.column)} as text)) like ${`%${escapeLike(String(value).toLowerCase())}%`} escape '\\'`;
+      return ilike(f.column, `%${escapeLike(String(value))}%`, postgres);
     case 'istartswith':
-      return sql<SqlBool>`lower(cast(${sql.ref(f.column)} as text)) like ${`${escapeLike(String(value).toLowerCase())}%`} escape '\\'`;
+      return ilike(f.column, `${escapeLike(String(value))}%`, postgres);
+    case 'iendswith':
+      return ilike(f.column, `%${escapeLike(String(value))}`, postgres);
     case 'contains':
       // LIKE is case-insensitive for ASCII on SQLite; instr() is exact on both.
       return postgres
@@ -420,11 +423,13 @@ function matches({ f, value }: Condition, raw: unknown): boolean {
     case 'lte':
       return cmp(value) <= 0;
     case 'iexact':
-      return String(v).toLowerCase() === String(value).toLowerCase();
+      return foldCase(String(v)) === foldCase(String(value));
     case 'icontains':
-      return String(v).toLowerCase().includes(String(value).toLowerCase());
+      return foldCase(String(v)).includes(foldCase(String(value)));
     case 'istartswith':
-      return String(v).toLowerCase().startsWith(String(value).toLowerCase());
+      return foldCase(String(v)).startsWith(foldCase(String(value)));
+    case 'iendswith':
+      return foldCase(String(v)).endsWith(foldCase(String(value)));
     case 'contains':
       return String(v).includes(String(value));
     default:

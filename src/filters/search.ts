@@ -1,10 +1,12 @@
-import { sql, type Expression, type SqlBool } from 'kysely';
+import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import { ImproperlyConfigured, ValidationError } from '../exceptions.js';
 import type { OpenAPIParameter, Source } from '../pagination/base.js';
 import type { ApiRequest } from '../request.js';
 import type { APIView } from '../views/api-view.js';
 import { BaseFilterBackend, COLUMN_RE, isPostgresQuery, isQuery, valueAt, type AnyQuery, type AppContext, type FilterControl } from './base.js';
 import { searchSmartSplit } from './search-terms.js';
+import { foldCase } from '../utils/case-fold.js';
+import { SQLITE_FOLD_FUNCTION } from '../db/sqlite-functions.js';
 
 /** A view searched by `SearchFilter`. */
 export interface SearchView {
@@ -12,7 +14,7 @@ export interface SearchView {
    * Columns a `?search=` term is matched against (any one may match; every
    * term must match). Prefixes, as DRF: `^` starts with, `=` exact, `@`
    * full-text (PostgreSQL), `$` regular expression (PostgreSQL); none:
-   * contains. All case-insensitive. `table.column` (or Django's
+   * contains. All case-insensitive, for any script (see `foldCase`). `table.column` (or Django's
    * `author__name`) reaches a table the builder joins.
    */
   searchFields?: readonly string[];
@@ -129,13 +131,13 @@ export class SearchFilter extends BaseFilterBackend {
       // A client's regular expression run by the JS engine could block the event loop.
       throw new ImproperlyConfigured('SearchFilter: "$" (regex) search fields need a PostgreSQL query, not an array.');
     }
-    const lowered = terms.map((t) => t.toLowerCase());
+    const folded = terms.map(foldCase);
     return items.filter((item) =>
-      lowered.every((term) =>
+      folded.every((term) =>
         fields.some((f) => {
           const v = valueAt(item, f.column);
           if (v === null || v === undefined) return false;
-          const text = (v instanceof Date ? v.toISOString() : String(v)).toLowerCase();
+          const text = foldCase(v instanceof Date ? v.toISOString() : String(v));
           switch (f.lookup) {
             case 'istartswith':
               return text.startsWith(term);
@@ -172,30 +174,58 @@ export function escapeLike(value: string): string {
   return value.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
-/** The text of a column, lower-cased, for case-insensitive matching on both dialects. */
-function lowered(column: string) {
-  return sql`lower(cast(${sql.ref(column)} as text))`;
+/** Letters outside ASCII whose simple upper case is an ASCII letter (`ı` → `I`, `ſ` → `S`); no others exist. */
+const FOLDS_TO_ASCII = ['\u0131', '\u017f'] as const;
+const ASCII = /^[\x00-\x7f]*$/;
+
+/**
+ * `column` compared with `value` ignoring case, the same on both dialects:
+ * the column's text and the value are folded with each character's simple
+ * upper case (see `foldCase`). PostgreSQL folds both with `upper()`, as
+ * Django's `iexact` / `icontains` do. SQLite's `upper()` knows ASCII only,
+ * so there the column goes through `trestle_upper` (registered by
+ * `openDatabase`) and the value is folded here by the same function. An
+ * ASCII value (most searches) can only meet ASCII letters, `ı` and `ſ`, so
+ * SQLite's own `upper()` decides it and `trestle_upper` (a call into
+ * JavaScript per row, about three times the cost) runs only for rows
+ * holding one of those two letters.
+ */
+function foldedCompare(column: string, op: 'like' | '=', value: string, postgres: boolean): Expression<SqlBool> {
+  const text = sql`cast(${sql.ref(column)} as text)`;
+  const compare = (lhs: RawBuilder<unknown>, rhs: unknown) =>
+    op === 'like' ? sql<SqlBool>`${lhs} like ${rhs} escape '\\'` : sql<SqlBool>`${lhs} = ${rhs}`;
+  if (postgres) return compare(sql`upper(${text})`, sql`upper(${value})`);
+  const folded = foldCase(value);
+  const exact = compare(sql`${sql.raw(SQLITE_FOLD_FUNCTION)}(${text})`, folded);
+  if (!ASCII.test(folded)) return exact;
+  const rare = sql.join(FOLDS_TO_ASCII.map((c) => sql`instr(${text}, ${sql.lit(c)})`), sql` or `);
+  return sql<SqlBool>`(${compare(sql`upper(${text})`, folded)} or ((${rare}) and ${exact}))`;
 }
 
-function like(column: string, pattern: string): Expression<SqlBool> {
-  return sql<SqlBool>`${lowered(column)} like ${pattern} escape '\\'`;
+/** `column` matches `pattern` (a LIKE pattern; a backslash escapes), ignoring case for any script. */
+export function ilike(column: string, pattern: string, postgres: boolean): Expression<SqlBool> {
+  return foldedCompare(column, 'like', pattern, postgres);
+}
+
+/** `column` equals `value`, ignoring case for any script. */
+export function iequals(column: string, value: string, postgres: boolean): Expression<SqlBool> {
+  return foldedCompare(column, '=', value, postgres);
 }
 
 function condition(f: SearchField, term: string, postgres: boolean): Expression<SqlBool> {
-  const t = term.toLowerCase();
   switch (f.lookup) {
     case 'istartswith':
-      return like(f.column, `${escapeLike(t)}%`);
+      return ilike(f.column, `${escapeLike(term)}%`, postgres);
     case 'iexact':
-      return sql<SqlBool>`${lowered(f.column)} = ${t}`;
+      return iequals(f.column, term, postgres);
     case 'search':
       if (postgres) return sql<SqlBool>`to_tsvector(coalesce(cast(${sql.ref(f.column)} as text), '')) @@ plainto_tsquery(${term})`;
       // SQLite has no full-text operator on plain tables: every word of the term must be contained.
-      return sql<SqlBool>`(${sql.join(words(t).map((w) => like(f.column, `%${escapeLike(w)}%`)), sql` and `)})`;
+      return sql<SqlBool>`(${sql.join(words(term).map((w) => ilike(f.column, `%${escapeLike(w)}%`, false)), sql` and `)})`;
     case 'iregex':
       if (!postgres) throw new ImproperlyConfigured('SearchFilter: "$" (regex) search fields need PostgreSQL.');
       return sql<SqlBool>`cast(${sql.ref(f.column)} as text) ~* ${term}`;
     default:
-      return like(f.column, `%${escapeLike(t)}%`);
+      return ilike(f.column, `%${escapeLike(term)}%`, postgres);
   }
 }
