@@ -196,7 +196,7 @@ export class BrowsableAPIRenderer implements Renderer {
 
     let form: SafeHtml | null = null;
     const formMethod = methods.find((m): m is 'POST' | 'PUT' => m === 'POST' || m === 'PUT');
-    const described: readonly FieldInfo[] | undefined = view instanceof GenericAPIView ? view.serializer?.fieldInfo() : undefined;
+    const described: readonly FieldInfo[] | undefined = view instanceof GenericAPIView ? view.getSerializerClass(req)?.fieldInfo() : undefined;
     const contentType = types.find((t) => t === 'application/json') ?? types.find((t) => t === 'application/x-www-form-urlencoded');
     if (formMethod && described && contentType) {
       const failed = status === 400 && req.method === formMethod && isPlainObject(data);

@@ -139,14 +139,17 @@ export class SchemaGenerator {
     for (const backend of filterBackends) parameters.push(...(backend.schemaParameters(view) as OpenAPIParameterObject[]));
     parameters.push(...versionParameters(versions));
 
-    const serializer = !info.itemSchema && view instanceof GenericAPIView ? (view.serializer as Serializer<Shape> | undefined) : undefined;
+    // The view's serializer without a request (`getSerializerClass(null)`), and each version's.
+    const serializer = !info.itemSchema && view instanceof GenericAPIView ? (view.getSerializerClass(null) as Serializer<Shape> | undefined) : undefined;
     const components = serializer ? this.serializerComponents(doc, serializer, view) : null;
-    let itemSchema = info.itemSchema ?? (components ? ref(components.response) : {});
-    const byVersion = !info.itemSchema && view instanceof GenericAPIView ? view.serializerByVersion : undefined;
-    if (byVersion && components) {
-      const refs = [...new Set([components.response, ...Object.values(byVersion).map((s) => this.serializerComponents(doc, s as Serializer<Shape>, view).response)])];
-      if (refs.length > 1) itemSchema = { oneOf: refs.map(ref) };
-    }
+    const byVersion = components && view instanceof GenericAPIView ? view.serializerByVersion : undefined;
+    const variants = components ? [components, ...Object.values(byVersion ?? {}).map((s) => this.serializerComponents(doc, s as Serializer<Shape>, view))] : [];
+    /** A ref to one component of the serializer, or `oneOf` the versions' when they differ. */
+    const anyVersion = (pick: (c: NonNullable<typeof components>) => string): JsonSchema => {
+      const names = [...new Set(variants.map(pick))];
+      return names.length > 1 ? { oneOf: names.map(ref) } : ref(names[0]!);
+    };
+    const itemSchema = info.itemSchema ?? (components ? anyVersion((c) => c.response) : {});
     let responseSchema: JsonSchema = isList ? { type: 'array', items: itemSchema } : itemSchema;
     if (isList && paginator) {
       const page = paginator.paginatedResponseSchema(responseSchema);
@@ -174,7 +177,7 @@ export class SchemaGenerator {
       const schema =
         info.requestSchema ??
         info.itemSchema ??
-        (components ? ref(method === 'patch' ? components.patched : components.request) : { type: 'object' });
+        (components ? anyVersion((c) => (method === 'patch' ? c.patched : c.request)) : { type: 'object' });
       op.requestBody = {
         ...(components && method !== 'patch' ? { required: true } : {}),
         content: Object.fromEntries(view.policies.parsers.map((p) => [p.mediaType, { schema }])),
@@ -199,7 +202,7 @@ export class SchemaGenerator {
       parts: route.parts,
       versions,
       mediaTypes,
-      validationError: components ? ref(components.validationError) : ref(register(doc, 'ValidationError', GENERIC_VALIDATION_ERROR)),
+      validationError: components ? anyVersion((c) => c.validationError) : ref(register(doc, 'ValidationError', GENERIC_VALIDATION_ERROR)),
     });
     Object.assign(op.responses, errors);
     if (filterBackends.length > 0) {

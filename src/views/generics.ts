@@ -59,8 +59,8 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
   serializer?: S;
   /**
    * Serializers for some versions (`{ v1: BookV1Serializer }`): a request of
-   * that version renders with it instead of `serializer`, and OpenAPI shows
-   * each shape.
+   * that version is validated, rendered and described (OPTIONS, forms) with
+   * it instead of `serializer`, and OpenAPI shows each shape.
    */
   serializerByVersion?: Readonly<Record<string, AnySerializer>>;
 
@@ -105,10 +105,25 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
     return out;
   }
 
+  /**
+   * The serializer of a request, as DRF's `get_serializer_class()`: the
+   * `serializerByVersion` entry of the request's version, else
+   * `serializer`. Everything that needs a serializer asks this one method —
+   * rendering (`serialize`), input validation (`validate`), OPTIONS and the
+   * browsable API's forms — so an override (by `req.action`, by user) is
+   * obeyed everywhere. OpenAPI, which has no request, calls it with `null`
+   * and adds `serializerByVersion`'s shapes.
+   */
+  getSerializerClass(req: ApiRequest | null): AnySerializer | undefined {
+    const version = req?.version;
+    const table = this.serializerByVersion;
+    if (table && version !== null && version !== undefined && Object.hasOwn(table, version)) return table[version];
+    return this.serializer;
+  }
+
   /** The JSON form of one item (the serializer's, if any); the request is in `ctx` for building links. */
   serialize(item: T, ctx: SerializeContext): unknown {
-    const byVersion = this.serializerByVersion && ctx.request.version !== null ? this.serializerByVersion[ctx.request.version] : undefined;
-    const serializer = byVersion ?? this.serializer;
+    const serializer = this.getSerializerClass(ctx.request);
     return serializer ? serializer.toRepresentation(item, ctx) : item;
   }
 
@@ -164,14 +179,15 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
 
   /**
    * Checks input for create/update; throws `ValidationError` with a field
-   * map. The default runs the serializer (only the fields sent when
+   * map. The default runs the request's serializer (`getSerializerClass`; only the fields sent when
    * `ctx.partial`), or accepts any JSON object without one. An override
    * adds object-level checks (DRF's `validate(attrs)`) and must return every
    * required field when `ctx.partial` is false.
    */
   async validate(data: unknown, ctx: ValidateContext<T>): Promise<Partial<ViewInput<S>>> {
-    if (this.serializer) {
-      return this.serializer.validate(data, {
+    const serializer = this.getSerializerClass(ctx.request);
+    if (serializer) {
+      return serializer.validate(data, {
         request: ctx.request,
         partial: ctx.partial,
         instance: ctx.instance,
@@ -214,7 +230,8 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
    */
   override async options(req: ApiRequest): Promise<Response> {
     const body = this.metadata();
-    if (this.serializer) {
+    const serializer = this.getSerializerClass(req);
+    if (serializer) {
       const actions: Record<string, unknown> = {};
       for (const method of ['PUT', 'POST'] as const) {
         if (!this.allowedMethods.includes(method)) continue;
@@ -226,7 +243,7 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
           if (err instanceof ApiError) continue;
           throw err;
         }
-        actions[method] = this.serializer.describe();
+        actions[method] = serializer.describe();
       }
       if (Object.keys(actions).length > 0) body['actions'] = actions;
     }
