@@ -143,20 +143,54 @@ export class Serializer<S extends Shape> extends Field<InputOf<S>, OutputOf<S>> 
     return out as InputOf<S>;
   }
 
-  /** The JSON of one instance (no I/O: related fields render from the keys they read). */
+  /**
+   * The JSON of one instance (no I/O: related fields render from the keys
+   * they read). An attribute the instance lacks is handled as DRF's
+   * `Field.get_attribute` handles a `KeyError`: the field's default, else
+   * `null` when it allows null, else left out when it is not required
+   * (read-only fields are not), else an error naming the field, the
+   * serializer and the view — never a silent `null`.
+   */
   toRepresentation(instance: unknown, ctx: FieldContext): OutputOf<S> {
     const out: Record<string, unknown> = {};
     for (const [name, field, path] of this.readable) {
       let value: unknown = instance;
       if (path) for (let i = 0; i < path.length && value !== null && value !== undefined; i++) value = (value as Record<string, unknown>)[path[i]!];
-      if (value === undefined && !field.required) {
-        // DRF's SkipField: a missing attribute of an optional field is its default, or left out.
-        if (field.hasDefault) out[name] = field.toRepresentation(field.getDefault(), ctx);
+      if (value === undefined) {
+        if (field.hasDefault) {
+          const d = field.getDefault();
+          out[name] = d === null || d === undefined ? null : field.toRepresentation(d, ctx);
+        } else if (field.allowNull) {
+          out[name] = null;
+        } else if (field.required) {
+          throw this.missingAttribute(name, path, instance, ctx);
+        }
+        // Not required: DRF's SkipField, the key is left out.
         continue;
       }
-      out[name] = value === null || value === undefined ? null : field.toRepresentation(value, ctx);
+      out[name] = value === null ? null : field.toRepresentation(value, ctx);
     }
     return out as OutputOf<S>;
+  }
+
+  /** DRF's message for a source the instance does not have (a misnamed field, a column the query did not select). */
+  private missingAttribute(name: string, path: readonly string[] | null, instance: unknown, ctx: FieldContext): Error {
+    let holder: unknown = instance;
+    let key = path?.[0] ?? name;
+    for (const part of path ?? []) {
+      key = part;
+      if (holder === null || holder === undefined) break;
+      const next = (holder as Record<string, unknown>)[part];
+      if (next === undefined) break;
+      holder = next;
+    }
+    const view = ctx.view as { constructor?: { name?: string } } | undefined;
+    const where = view?.constructor?.name ? ` of view \`${view.constructor.name}\`` : '';
+    return new Error(
+      `Got KeyError when attempting to get a value for field \`${name}\` on serializer \`${this.name ?? 'Serializer'}\`${where}.\n` +
+        `The serializer field might be named incorrectly and not match any attribute or key on the \`${pythonType(holder)}\` instance.\n` +
+        `Original exception text was: '${key}'.`,
+    );
   }
 
   /** The object schema of one side: `response` (what is rendered), `request` (what is accepted), or `partial` (PATCH). */
