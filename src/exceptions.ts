@@ -90,6 +90,17 @@ export class MethodNotAllowed extends ApiError {
   }
 }
 
+/**
+ * 409: the request conflicts with the state of the data, e.g. deleting a row
+ * that other rows still refer to (DRF has no such class; Django's
+ * `ProtectedError` would be a 500 there).
+ */
+export class Conflict extends ApiError {
+  static override statusCode = 409;
+  static override defaultDetail = 'The request conflicts with the current state of the data.';
+  static override defaultCode = 'conflict';
+}
+
 export class NotAcceptable extends ApiError {
   static override statusCode = 406;
   static override defaultDetail = 'Could not satisfy the request Accept header.';

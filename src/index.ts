@@ -117,6 +117,8 @@ export {
   slugRelated,
   hyperlinkedRelated,
   hyperlinkedIdentity,
+  UniqueValidator,
+  UniqueTogetherValidator,
 } from './serializers/index.js';
 export type {
   FieldContext,
@@ -130,7 +132,14 @@ export type {
   SerializerOptions,
   Shape,
   ValidateOptions,
+  FieldValidator,
+  ValidatorContext,
+  UniqueQueryset,
+  UniqueLookup,
+  UniqueValidatorOptions,
+  UniqueTogetherValidatorOptions,
 } from './serializers/index.js';
+export { constraintViolation, type ConstraintViolation } from './db/constraint-errors.js';
 
 // --- versioning
 export { VersionConflict, deprecationHeaders } from './versioning/base.js';

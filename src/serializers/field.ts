@@ -1,4 +1,4 @@
-import type { ErrorDetail } from '../exceptions.js';
+import { ValidationError, type ErrorDetail } from '../exceptions.js';
 import type { ApiRequest } from '../request.js';
 
 /** A JSON Schema (2020-12) fragment. */
@@ -23,6 +23,27 @@ export class FieldError extends Error {
   }
 }
 
+/** What a validator sees besides the value: the field context, and which field it checks. */
+export interface ValidatorContext extends FieldContext {
+  /** The field validated: for a serializer-level validator, the serializer itself. */
+  readonly field: Field<unknown, unknown, FieldFlags>;
+  /** The field's name in its serializer; `null` for the serializer validated as a whole. */
+  readonly fieldName: string | null;
+}
+
+/**
+ * A check that runs after a field converted its value (DRF's `validators=[…]`),
+ * or, on a serializer, after every field passed (serializer-level validators
+ * such as `UniqueTogetherValidator`). It throws `FieldError` (or
+ * `ValidationError`) with a message list, or with a map of field names to
+ * messages to report under those fields. A function, or an object with
+ * `validate`.
+ */
+export type FieldValidator<T = unknown> =
+  // A method's type, so a validator of `string` fits where the base field takes any value.
+  | { check(value: T, ctx: ValidatorContext): void | Promise<void> }['check']
+  | { validate(value: T, ctx: ValidatorContext): void | Promise<void> };
+
 /** Options every field kind takes (DRF's `Field.__init__` arguments). */
 export interface FieldOptions<T> {
   /** Must be sent on create/PUT (default: true unless there is a default or the field is read-only). */
@@ -43,6 +64,12 @@ export interface FieldOptions<T> {
   helpText?: string;
   /** Replace some of the field's messages (`{ blank: 'Say something.' }`). */
   errorMessages?: Record<string, string>;
+  /**
+   * Run, in order, on a value that passed the field's own checks (never on
+   * `null` or a missing value), as DRF's `validators=[…]`; every message is
+   * kept. On a serializer they check the validated object as a whole.
+   */
+  validators?: readonly FieldValidator<T>[];
 }
 
 /** The static flags a field declaration carries, for the serializer's inferred types. */
@@ -127,6 +154,8 @@ export abstract class Field<In, Out, F extends FieldFlags = FieldFlags> {
   readonly source: string | undefined;
   readonly label: string | undefined;
   readonly helpText: string | undefined;
+  /** `validators` of the declaration (DRF's `validators`). */
+  readonly validators: readonly FieldValidator<unknown>[];
   private readonly defaultValue: unknown;
 
   constructor(options: FieldOptions<unknown> = {}) {
@@ -138,6 +167,7 @@ export abstract class Field<In, Out, F extends FieldFlags = FieldFlags> {
     this.source = options.source;
     this.label = options.label;
     this.helpText = options.helpText;
+    this.validators = (options.validators ?? []) as readonly FieldValidator<unknown>[];
     const chain: Readonly<Record<string, string>>[] = [];
     for (let c: unknown = this.constructor; typeof c === 'function' && 'defaultMessages' in c; c = Object.getPrototypeOf(c)) {
       if (Object.hasOwn(c, 'defaultMessages')) chain.unshift((c as typeof Field).defaultMessages);
@@ -167,6 +197,28 @@ export abstract class Field<In, Out, F extends FieldFlags = FieldFlags> {
   /** Throws this field's error `key` (DRF's `self.fail`). */
   fail(key: string, params: Record<string, unknown> = {}): never {
     throw new FieldError([this.message(key, params)]);
+  }
+
+  /**
+   * Runs `validators` on a converted value, as DRF's `run_validators`: every
+   * validator runs and their messages are kept together; one that reports a
+   * map of fields ends the run with that map.
+   */
+  async runValidators(value: In, ctx: FieldContext, fieldName: string | null): Promise<void> {
+    const errors: ErrorDetail[] = [];
+    const vctx: ValidatorContext = { ...ctx, field: this as Field<unknown, unknown, FieldFlags>, fieldName };
+    for (const validator of this.validators) {
+      try {
+        await (typeof validator === 'function' ? validator(value, vctx) : validator.validate(value, vctx));
+      } catch (err) {
+        const detail = validatorDetail(err);
+        if (detail === undefined) throw err;
+        if (!Array.isArray(detail) && typeof detail === 'object') throw new FieldError(detail);
+        if (Array.isArray(detail)) errors.push(...detail);
+        else errors.push(detail);
+      }
+    }
+    if (errors.length > 0) throw new FieldError(errors);
   }
 
   /**
@@ -204,6 +256,13 @@ export abstract class Field<In, Out, F extends FieldFlags = FieldFlags> {
   choiceList(): { value: string | number; displayName: string }[] | undefined {
     return undefined;
   }
+}
+
+/** The detail of a validator's error (`FieldError` or a `ValidationError`-like `ApiError`), or `undefined` for any other error. */
+function validatorDetail(err: unknown): ErrorDetail | undefined {
+  if (err instanceof FieldError) return err.detail;
+  if (err instanceof ValidationError) return err.detail;
+  return undefined;
 }
 
 /** Which side of the wire a schema describes. */

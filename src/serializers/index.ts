@@ -2,3 +2,4 @@ export * from './field.js';
 export * from './fields.js';
 export * from './relations.js';
 export * from './serializer.js';
+export * from './validators.js';

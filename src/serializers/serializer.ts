@@ -102,7 +102,11 @@ export class Serializer<S extends Shape> extends Field<InputOf<S>, OutputOf<S>> 
     const key = options.nonFieldErrorsKey ?? 'non_field_errors';
     if (data === null || data === undefined) throw new ValidationError({ [key]: ['No data provided'] });
     try {
-      return await this.toInternal(data, { ...options, request: options.request ?? null });
+      const ctx: FieldContext = { ...options, request: options.request ?? null };
+      const attrs = await this.toInternal(data, ctx);
+      // Serializer-level validators (DRF's `validators` / `Meta.validators`), once every field passed.
+      if (this.validators.length > 0) await this.runValidators(attrs, ctx, null);
+      return attrs;
     } catch (err) {
       if (!(err instanceof FieldError)) throw err;
       const detail = err.detail;
@@ -134,6 +138,7 @@ export class Serializer<S extends Shape> extends Field<InputOf<S>, OutputOf<S>> 
       try {
         const v = field.toInternal(given, ctx);
         out[name] = typeof (v as { then?: unknown } | null)?.then === 'function' ? await v : v;
+        if (field.validators.length > 0) await field.runValidators(out[name], ctx, name);
       } catch (err) {
         if (!(err instanceof FieldError)) throw err;
         errors[name] = err.detail;

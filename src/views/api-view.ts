@@ -11,10 +11,12 @@ import {
   MethodNotAllowed,
   NotAuthenticated,
   AuthenticationFailed,
+  Conflict,
   ParseError,
   PermissionDenied,
   ServiceUnavailable,
   Throttled,
+  ValidationError,
   type ExceptionHandler,
 } from '../exceptions.js';
 import { isOutageError } from '../outage.js';
@@ -22,6 +24,7 @@ import { Response, patchVary } from '../response.js';
 import { negotiateRenderer, rendererForFormat } from '../negotiation.js';
 import type { MediaType } from '../media-types.js';
 import { isDatabaseInputError } from '../db/input-errors.js';
+import { constraintViolation, type ConstraintViolation } from '../db/constraint-errors.js';
 
 /** The HTTP methods a view may implement, in DRF's order (for `Allow`). */
 export const HTTP_METHOD_NAMES = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options', 'trace'] as const;
@@ -322,8 +325,15 @@ export class APIView {
    * that scheme has none. Unknown errors are re-thrown (the app logs a 500).
    */
   handleException(req: ApiRequest, err: unknown): Response {
-    // A value the database refused for its column type came from the client: 400, not 500.
-    if (!(err instanceof ApiError) && isDatabaseInputError(err)) err = new ParseError('Invalid value in the request.', 'invalid');
+    if (!(err instanceof ApiError)) {
+      // A value the database refused for its column type came from the client: 400, not 500.
+      if (isDatabaseInputError(err)) err = new ParseError('Invalid value in the request.', 'invalid');
+      else {
+        // A constraint the database enforced (a race past the validators, or none declared): 400/409, not 500.
+        const violation = constraintViolation(err);
+        if (violation) err = this.constraintError(req, violation);
+      }
+    }
     if (!(err instanceof ApiError) && isOutageError(err)) {
       // The database or Redis is unreachable: the client may retry, this is not a bug.
       req.raw.log.warn({ err }, 'service unavailable');
@@ -339,6 +349,63 @@ export class APIView {
     const res = new Response(handled.body, { status: handled.status, headers: handled.headers });
     res.exception = true;
     return res;
+  }
+
+  /**
+   * The client error for a constraint the database enforced. The failed
+   * statement wrote nothing (and a transaction around it rolled back).
+   *
+   * - unique: 400 with the message `UniqueValidator` / `UniqueTogetherValidator`
+   *   would have given (`{"title": ["This field must be unique."]}`,
+   *   `{"non_field_errors": ["The fields title, author must make a unique set."]}`);
+   * - not null: 400 `{"<field>": ["This field may not be null."]}`;
+   * - check: 400 with Django's `Constraint “<name>” is violated.`;
+   * - foreign key, the row deleted (or its key changed) is still referred to:
+   *   409 `{"detail": "Cannot delete this object: other objects refer to it."}`;
+   * - foreign key, the row written refers to a missing row: 400, under the
+   *   field when the database names the column.
+   *
+   * Columns are named by the serializer's field that reads them (its
+   * `source`, else its name) when the view has a serializer, else as they are.
+   */
+  constraintError(req: ApiRequest, violation: ConstraintViolation): ApiError {
+    const nonField = this.app.settings.NON_FIELD_ERRORS_KEY;
+    const fields = violation.columns.map((c) => this.fieldForColumn(c));
+    const named = (name: string | null): string => `Constraint \u201c${name ?? 'unknown'}\u201d is violated.`;
+    switch (violation.kind) {
+      case 'unique':
+        if (fields.length === 1) return new ValidationError({ [fields[0]!]: ['This field must be unique.'] }, 'unique');
+        if (fields.length > 1) return new ValidationError({ [nonField]: [`The fields ${fields.join(', ')} must make a unique set.`] }, 'unique');
+        return new ValidationError({ [nonField]: [named(violation.constraint)] }, 'unique');
+      case 'not_null':
+        if (fields.length === 1) return new ValidationError({ [fields[0]!]: ['This field may not be null.'] }, 'null');
+        return new ValidationError({ [nonField]: ['Invalid input.'] }, 'null');
+      case 'check':
+        return new ValidationError({ [nonField]: [named(violation.constraint)] }, 'constraint');
+      case 'foreign_key': {
+        const deleting = violation.referenced ?? req.method === 'DELETE';
+        if (deleting) return new Conflict('Cannot delete this object: other objects refer to it.', 'protected');
+        if (fields.length === 1 && violation.value !== null) {
+          return new ValidationError({ [fields[0]!]: [`Invalid pk "${violation.value}" - object does not exist.`] }, 'does_not_exist');
+        }
+        return new ValidationError({ [nonField]: ['A related object does not exist.'] }, 'does_not_exist');
+      }
+    }
+  }
+
+  /** The name of the request field stored in `column` (the view's serializer field reading it), else the column. */
+  protected fieldForColumn(column: string): string {
+    const serializer = (this as { serializer?: { fields?: Record<string, { source?: string | undefined; readOnly?: boolean }> } }).serializer;
+    const fields = serializer?.fields;
+    if (fields) {
+      for (const name in fields) {
+        const source = fields[name]!.source;
+        if (source === column || (source === undefined && name === column)) return name;
+      }
+      // `author` with `source: 'author_id'`-style keys: a related field named after the column without `_id`.
+      if (column.endsWith('_id') && Object.hasOwn(fields, column.slice(0, -3))) return column.slice(0, -3);
+    }
+    return column;
   }
 
   /** Adds `Allow` and `Vary`; makes sure a renderer is chosen even after a 406. */
