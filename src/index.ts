@@ -278,8 +278,11 @@ export {
   redactUrl,
   dialectOf,
   migrate,
+  migrateTo,
+  planMigrations,
   listMigrations,
   MigrationError,
+  IrreversibleMigration,
   frameworkMigrations,
 } from './db/index.js';
 export type {
@@ -294,6 +297,9 @@ export type {
   MigrationProgress,
   MigrationSet,
   MigrationStatus,
+  MigrationStep,
+  MigrationTarget,
+  MigrateToResult,
 } from './db/index.js';
 export {
   UserRecord,

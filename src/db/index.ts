@@ -5,9 +5,15 @@ export { dialectOf, type DialectName } from './dialect.js';
 export * from './schema.js';
 export {
   migrate,
+  migrateTo,
+  planMigrations,
   listMigrations,
   MigrationError,
+  IrreversibleMigration,
   type AppMigrations,
+  type MigrateToResult,
+  type MigrationStep,
+  type MigrationTarget,
   type MigrateOptions,
   type MigrateResult,
   type MigrationProgress,

@@ -1,4 +1,4 @@
-import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, NO_MIGRATIONS, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import type { Database } from './database.js';
 import { frameworkMigrations } from './migrations/index.js';
 
@@ -13,6 +13,8 @@ export interface MigrationProgress {
   set: MigrationSet;
   name: string;
   phase: 'start' | 'done';
+  /** `up` when applying, `down` when unapplying (`migrateTo`). */
+  direction: 'up' | 'down';
 }
 
 export interface MigrateOptions {
@@ -86,6 +88,118 @@ export async function migrate(
   });
 }
 
+/** Where `migrateTo` takes one set: up to and including `name`, or `null` for none applied (Django's `zero`). */
+export interface MigrationTarget {
+  set: MigrationSet;
+  name: string | null;
+}
+
+/** One step of a plan: a migration to apply (`up`) or to unapply (`down`). */
+export interface MigrationStep {
+  set: MigrationSet;
+  name: string;
+  direction: 'up' | 'down';
+  /** Whether the migration has a `down()`; a plan that unapplies one without it cannot run. */
+  reversible: boolean;
+}
+
+/** A step back that cannot run: the migration has no `down()`. */
+export class IrreversibleMigration extends Error {
+  override name = 'IrreversibleMigration';
+  constructor(readonly step: MigrationStep) {
+    super(`Migration ${step.set}/${step.name} has no down(): it cannot be unapplied.`);
+  }
+}
+
+/**
+ * What `migrate` (no target) or `migrateTo(target)` would run, in order,
+ * without changing anything: Django's `migrate --plan`.
+ */
+export async function planMigrations(
+  database: Database,
+  appMigrations: AppMigrations = {},
+  target?: MigrationTarget,
+): Promise<MigrationStep[]> {
+  const status = await listMigrations(database, appMigrations);
+  const sets = migrationSets(appMigrations);
+  return stepsFor(status, sets, target);
+}
+
+function stepsFor(
+  status: MigrationStatus[],
+  sets: Array<[MigrationSet, Record<string, Migration>]>,
+  target: MigrationTarget | undefined,
+): MigrationStep[] {
+  const steps: MigrationStep[] = [];
+  for (const [set, migrations] of sets) {
+    if (target && target.set !== set) continue;
+    const rows = status.filter((m) => m.set === set);
+    const step = (name: string, direction: 'up' | 'down'): MigrationStep => ({
+      set,
+      name,
+      direction,
+      reversible: typeof migrations[name]?.down === 'function',
+    });
+    if (!target) {
+      steps.push(...rows.filter((m) => !m.applied).map((m) => step(m.name, 'up')));
+      continue;
+    }
+    const index = target.name === null ? -1 : rows.findIndex((m) => m.name === target.name);
+    if (target.name !== null && index < 0) throw new Error(`No migration ${set}/${target.name}.`);
+    const later = rows.slice(index + 1).filter((m) => m.applied).reverse();
+    steps.push(...later.map((m) => step(m.name, 'down')));
+    steps.push(...rows.slice(0, index + 1).filter((m) => !m.applied).map((m) => step(m.name, 'up')));
+  }
+  return steps;
+}
+
+export interface MigrateToResult extends MigrateResult {
+  /** Migrations unapplied by this run (their `down()` ran), in order. */
+  unapplied: Array<{ set: MigrationSet; name: string }>;
+}
+
+/**
+ * Moves one set to `target`, as Django's `migrate <app> <name>`: unapplies
+ * (runs `down()` of) every applied migration after it, newest first, and
+ * applies the pending ones up to it; `name: null` unapplies them all
+ * (`migrate <app> zero`). Refuses before changing anything when a
+ * migration to unapply has no `down()` (`IrreversibleMigration`). Runs
+ * under the same lock as `migrate`.
+ */
+export async function migrateTo(
+  database: Database,
+  appMigrations: AppMigrations,
+  target: MigrationTarget,
+  options: MigrateOptions = {},
+): Promise<MigrateToResult> {
+  const sets = migrationSets(appMigrations);
+  const migrations = sets.find(([set]) => set === target.set)![1];
+  if (target.name !== null && !(target.name in migrations)) throw new Error(`No migration ${target.set}/${target.name}.`);
+  return withMigrationLock(database, async (conn, schema) => {
+    const status: MigrationStatus[] = [];
+    for (const info of await migrator(conn, target.set, migrations, schema).getMigrations()) {
+      status.push({ set: target.set, name: info.name, applied: info.executedAt !== undefined, appliedAt: info.executedAt ?? null });
+    }
+    const steps = stepsFor(status, sets, target);
+    const irreversible = steps.find((s) => s.direction === 'down' && !s.reversible);
+    if (irreversible) throw new IrreversibleMigration(irreversible);
+    const result: MigrateToResult = { applied: [], unapplied: [] };
+    if (steps.length === 0) return result;
+    const wrapped = withProgress(target.set, migrations, options.onProgress);
+    const run = migrator(conn, target.set, wrapped, schema);
+    const { error, results } = await run.migrateTo(target.name ?? NO_MIGRATIONS);
+    if (error) {
+      const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? null;
+      throw new MigrationError(target.set, failed, error);
+    }
+    for (const r of results ?? []) {
+      if (r.status !== 'Success') continue;
+      (r.direction === 'Up' ? result.applied : result.unapplied).push({ set: target.set, name: r.migrationName });
+    }
+    return result;
+  });
+}
+
 /** Every known migration and whether it has been applied, framework first. */
 export async function listMigrations(
   database: Database,
@@ -123,13 +237,23 @@ function withProgress(
   if (!onProgress) return migrations;
   const out: Record<string, Migration> = {};
   for (const [name, migration] of Object.entries(migrations)) {
+    const down = migration.down;
     out[name] = {
       ...migration,
       async up(db) {
-        onProgress({ set, name, phase: 'start' });
+        onProgress({ set, name, phase: 'start', direction: 'up' });
         await migration.up(db);
-        onProgress({ set, name, phase: 'done' });
+        onProgress({ set, name, phase: 'done', direction: 'up' });
       },
+      ...(down
+        ? {
+            async down(db: Kysely<unknown>) {
+              onProgress({ set, name, phase: 'start', direction: 'down' });
+              await down(db);
+              onProgress({ set, name, phase: 'done', direction: 'down' });
+            },
+          }
+        : {}),
     };
   }
   return out;

@@ -4,9 +4,8 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative, resolve } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { runMain } from '../helpers/cli.js';
 import { commands } from '../../src/cli/commands/index.js';
 
 const REPO = resolve(import.meta.dirname, '../..');
@@ -21,12 +20,9 @@ beforeAll(() => {
 }, 60_000);
 
 async function help(argv: string[]): Promise<string> {
-  const stdout = new PassThrough();
-  let out = '';
-  stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-  const code = await main(argv, { stdin: new PassThrough(), stdout, stderr: new PassThrough() }, REPO, {});
-  expect(code).toBe(0);
-  return out;
+  const result = await runMain(argv, { cwd: REPO });
+  expect(result.code).toBe(0);
+  return result.stdout;
 }
 
 function sourceFiles(dir: string): string[] {

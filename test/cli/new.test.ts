@@ -2,11 +2,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
 import { trestleSpecFor } from '../../src/cli/commands/new.js';
-import { TRESTLE_NODE_ARGS } from '../helpers/cli.js';
+import { runMain, TRESTLE_NODE_ARGS } from '../helpers/cli.js';
 
 const REPO = resolve(import.meta.dirname, '../..');
 
@@ -16,16 +14,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-async function run(argv: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-  stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-  const code = await main(argv, { stdin: new PassThrough(), stdout, stderr }, cwd, {});
-  return { code, stdout: out, stderr: err };
-}
+const run = (argv: string[], cwd: string) => runMain(argv, { cwd });
 
 function manifest(project: string): { dependencies: Record<string, string> } {
   return JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { main } from '../../src/cli/main.js';
 
 /** The repository's `bin/trestle.js`. */
 export const TRESTLE_BIN = fileURLToPath(new URL('../../bin/trestle.js', import.meta.url));
@@ -39,4 +40,30 @@ export function runTrestle(
     child.on('close', (code) => resolve({ code, stdout, stderr }));
     child.stdin.end(options.input ?? '');
   });
+}
+
+/**
+ * Runs `trestle <args>` in-process through `main()` with `env` as its whole
+ * environment. Output is collected until both streams have ended, so lines
+ * written just before `main` returns are not lost.
+ */
+export async function runMain(
+  args: string[],
+  options: { cwd: string; env?: Record<string, string>; input?: string },
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const { PassThrough } = await import('node:stream');
+  const { finished } = await import('node:stream/promises');
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+  stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+  stdin.end(options.input ?? '');
+  const code = await main(args, { stdin, stdout, stderr }, options.cwd, options.env ?? {});
+  stdout.end();
+  stderr.end();
+  await Promise.all([finished(stdout), finished(stderr)]);
+  return { code, stdout: out, stderr: err };
 }
