@@ -1,14 +1,16 @@
 /**
  * `npm start`: migrates the example database, seeds it once, and serves the
- * example on http://127.0.0.1:8000/ (HOST / PORT / DATABASE_URL override).
+ * example on http://127.0.0.1:8000/ (HOST / PORT / DATABASE_URL / REDIS_URL / SECRET_KEY
+ * override).
  */
 import {
   KyselyUserStore,
   migrate,
   openDatabase,
   redactUrl,
+  settingsFromEnvironment,
 } from '../src/index.js';
-import project, { createExampleApp } from './project.js';
+import project, { createExampleApp, settings } from './project.js';
 import { DEMO_ADMIN, DEMO_USER, seedCatalogue } from './catalogue/seed.js';
 
 const host = process.env['HOST'] ?? '127.0.0.1';
@@ -25,7 +27,8 @@ async function main(): Promise<void> {
   });
   if (applied.length === 0) console.log('  migrations: up to date');
   const users = new KyselyUserStore(database.db);
-  const app = await createExampleApp({ database, users });
+  // REDIS_URL, SECRET_KEY and NODE_ENV from the environment, as `trestle serve` applies them.
+  const app = await createExampleApp({ settings: settingsFromEnvironment(settings, process.env), database, users });
   const { services } = app.trestle;
   const seeded = await seedCatalogue({ database, db: services.get('db'), users }, (line) => console.log(line));
   if (!seeded) console.log('  catalogue: already seeded');

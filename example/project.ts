@@ -80,12 +80,16 @@ export const routes: RouteEntry[] = [
   ...browsableRoutes(),
 ];
 
-/** Builds the example app on an open, migrated database (used by `npm start` and `trestle serve`). */
+/**
+ * Builds the example app on an open, migrated database (used by `npm start` and `trestle serve`).
+ * `settings` defaults to the example's own; `trestle serve` passes them with the operator's
+ * environment (REDIS_URL, SECRET_KEY, NODE_ENV) applied, and `npm start` does the same.
+ */
 export async function createExampleApp(
-  options: Pick<ProjectAppOptions, 'database' | 'users'> & { logger?: boolean; dataDir?: string },
+  options: Pick<ProjectAppOptions, 'database' | 'users'> & { settings?: SettingsInput; logger?: boolean; dataDir?: string },
 ): Promise<TrestleApp> {
   return createApp({
-    settings,
+    settings: options.settings ?? settings,
     routes,
     database: options.database,
     users: options.users,
@@ -103,5 +107,5 @@ export default defineProject({
     const seeded = await seedCatalogue(ctx, ctx.log);
     if (!seeded) ctx.log?.('The catalogue already has books: nothing to seed.');
   },
-  createApp: ({ database, users }) => createExampleApp({ database, users }),
+  createApp: ({ settings: served, database, users }) => createExampleApp({ settings: served, database, users }),
 });

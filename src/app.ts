@@ -22,7 +22,8 @@ import type { UserStore } from './users/store.js';
 import { registerDataServices } from './db/services.js';
 import { installTokens } from './authtoken/tokens-service.js';
 import { installStaticAssets } from './browsable/static-assets.js';
-import { closeRedis } from './redis.js';
+import { closeRedis, redisClient } from './redis.js';
+import { applyOperatorEnvironment } from './environment.js';
 import { installCors } from './cors.js';
 import { checkProductionSettings, resolveSecretKey } from './secret-key.js';
 import { keepTickShape } from './utils/tick-shape.js';
@@ -95,7 +96,8 @@ export const PAGE_SIZE_WITHOUT_CLASS =
 export async function createApp(options: CreateAppOptions = {}): Promise<TrestleApp> {
   // Before the start-up's allocations can bring a full collection (see tick-shape.ts).
   keepTickShape();
-  const settings = resolveSettings(options.settings);
+  // Under `trestle serve` the operator's environment (REDIS_URL, SECRET_KEY, NODE_ENV) wins, whatever settings a project's hook passes.
+  const settings = resolveSettings(applyOperatorEnvironment(options.settings));
   checkProductionSettings(settings);
   const fastify = Fastify({
     logger: options.logger === undefined ? defaultLogger() : options.logger,
@@ -170,6 +172,13 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Trestle
   if (options.staticAssets !== false) installStaticAssets(app, fastify);
   if (settings.CORS_ALLOW_ALL_ORIGINS || settings.CORS_ALLOWED_ORIGINS.length > 0) await installCors(settings, fastify);
   fastify.addHook('onClose', async () => closeRedis(app));
+  // An app with REDIS_URL connects as it starts, so its log says at once whether Redis was reached.
+  if (settings.REDIS_URL) {
+    fastify.addHook('onReady', (done) => {
+      redisClient(app);
+      done();
+    });
+  }
 
   const proxies = new ProxyTrust(settings.TRUSTED_PROXIES);
   new ProxyTrust(settings.REMOTE_USER_TRUSTED_PROXIES, 'REMOTE_USER_TRUSTED_PROXIES'); // checked at start-up

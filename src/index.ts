@@ -352,6 +352,7 @@ export { HealthView } from './health.js';
 export type { HealthState } from './health.js';
 export { defineProject } from './project.js';
 export type { ProjectConfig, ProjectContext, ProjectAppOptions } from './project.js';
+export { settingsFromEnvironment, withOperatorEnvironment } from './environment.js';
 export { addIdColumn, TIMESTAMP_TYPE, BOOLEAN_TYPE } from './db/migrations/helpers.js';
 export { setCookie, clearCookie } from './cookies.js';
 export type { CookieOptions } from './cookies.js';

@@ -18,6 +18,11 @@ export interface ProjectContext {
 
 /** What a project's own `createApp` receives from `trestle serve`. */
 export interface ProjectAppOptions {
+  /**
+   * The project's settings with the operator's environment applied (REDIS_URL,
+   * SECRET_KEY, NODE_ENV). Pass them to `createApp`; the environment wins
+   * either way, as `serve` runs the hook under `withOperatorEnvironment`.
+   */
   settings: SettingsInput;
   routes: readonly RouteEntry[];
   database: Database;

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
 import type { AppContext } from './context.js';
+import { redactUrl } from './db/url.js';
 
 declare module './context.js' {
   interface ServiceMap {
@@ -44,15 +45,18 @@ export function redisClient(app: AppContext): Redis | null {
   client.once('ready', () => {
     client.options.enableOfflineQueue = false;
   });
-  let down = false;
+  // The first outcome is the start-up line (reached or not); after it, one line per outage, not one per reconnect attempt.
+  let state: 'starting' | 'up' | 'down' = 'starting';
+  const shown = redactUrl(url);
   client.on('error', (err: Error) => {
-    // One line per outage, not one per reconnect attempt.
-    if (!down) app.log.error({ err }, 'redis error');
-    down = true;
+    if (state === 'starting') app.log.error(`Redis not reachable at ${shown}: ${err.message || (err as { code?: string }).code || String(err)} (requests that need it answer 503 until it is)`);
+    else if (state === 'up') app.log.error({ err }, 'redis error');
+    state = 'down';
   });
   client.on('ready', () => {
-    if (down) app.log.info('redis connection restored');
-    down = false;
+    if (state === 'starting') app.log.info(`Redis reached at ${shown}`);
+    else if (state === 'down') app.log.info('redis connection restored');
+    state = 'up';
   });
   app.services.set('redis', client);
   return client;

@@ -2,10 +2,14 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Command, CommandContext } from '../command.js';
 import type { SettingsInput } from '../../settings.js';
-import { UsageError } from '../command.js';
+import { CliError, UsageError } from '../command.js';
+import type { TrestleApp } from '../../app.js';
 import { listMigrations } from '../../db/migrate.js';
 import { KyselyUserStore } from '../../users/kysely-user-store.js';
 import { isClusterWorker, runPrimary } from './serve-cluster.js';
+import { settingsFromEnvironment, withOperatorEnvironment } from '../../environment.js';
+
+export { settingsFromEnvironment };
 
 /** Seconds a stopping server waits for requests in flight before closing their connections. */
 const DEFAULT_DRAIN_SECONDS = 10;
@@ -80,20 +84,6 @@ function stringOption(value: string | boolean | undefined): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-/**
- * The project's settings with the operator's environment on top: `REDIS_URL`
- * and `SECRET_KEY`, when set, win over the config file, as `DATABASE_URL`
- * wins over its `databaseUrl`; `NODE_ENV=production` means DEBUG false
- * unless the project sets DEBUG.
- */
-export function settingsFromEnvironment(settings: SettingsInput, env: NodeJS.ProcessEnv): SettingsInput {
-  const out: SettingsInput = { ...settings };
-  if (env['REDIS_URL']) out.REDIS_URL = env['REDIS_URL'];
-  if (env['SECRET_KEY']) out.SECRET_KEY = env['SECRET_KEY'];
-  if (out.DEBUG === undefined && env['NODE_ENV'] === 'production') out.DEBUG = false;
-  return out;
-}
-
 async function buildApp(ctx: CommandContext): Promise<FastifyInstance> {
   const project = (await ctx.project()).config;
   const database = await ctx.database();
@@ -105,7 +95,17 @@ async function buildApp(ctx: CommandContext): Promise<FastifyInstance> {
   const users = project.userStore ? project.userStore(database) : new KyselyUserStore(database.db);
   const settings = settingsFromEnvironment(project.settings ?? {}, ctx.env);
   const routes = project.routes ?? [];
-  if (project.createApp) return project.createApp({ settings, routes, database, users });
+  if (project.createApp) {
+    // The operator's environment reaches the app whatever settings the hook passes to createApp.
+    const hook = project.createApp;
+    const app = await withOperatorEnvironment(ctx.env, () => hook({ settings, routes, database, users }));
+    const mismatch = operatorSettingsMismatch(app, settings);
+    if (mismatch !== null) {
+      await app.close();
+      throw new CliError(mismatch);
+    }
+    return app;
+  }
   // Loaded on demand so the other commands do not pay for Fastify's start-up.
   const { createApp, defaultLogger } = await import('../../app.js');
   return createApp({
@@ -117,6 +117,22 @@ async function buildApp(ctx: CommandContext): Promise<FastifyInstance> {
     // The same development key file as `trestle token` uses.
     dataDir: join(ctx.cwd, 'data'),
   });
+}
+
+/**
+ * A hook's app built by another copy of Trestle's modules (a project loaded
+ * through a separate module loader) does not see the operator's
+ * environment: refused with one line rather than run on the wrong Redis or key.
+ */
+function operatorSettingsMismatch(app: FastifyInstance, expected: SettingsInput): string | null {
+  const actual = (app as Partial<TrestleApp>).trestle?.settings;
+  if (!actual) return null;
+  for (const name of ['REDIS_URL', 'SECRET_KEY'] as const) {
+    if (expected[name] && actual[name] !== expected[name]) {
+      return `The project's createApp built an app whose ${name} is not the one from the environment: build it with the settings it receives.`;
+    }
+  }
+  return null;
 }
 
 function parsePort(value: string): number {
