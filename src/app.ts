@@ -170,7 +170,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Trestle
   if (options.setup) await options.setup(app);
   if (services.has('database')) installTokens(app, fastify);
   if (options.staticAssets !== false) installStaticAssets(app, fastify);
-  if (settings.CORS_ALLOW_ALL_ORIGINS || settings.CORS_ALLOWED_ORIGINS.length > 0) await installCors(settings, fastify);
+  if (settings.CORS_ALLOW_ALL_ORIGINS || settings.CORS_ALLOWED_ORIGINS.length > 0) installCors(settings, fastify);
   fastify.addHook('onClose', async () => closeRedis(app));
   // An app with REDIS_URL connects as it starts, so its log says at once whether Redis was reached.
   if (settings.REDIS_URL) {

@@ -178,7 +178,7 @@ export interface Settings {
   // --- CORS (django-cors-headers' names); on when an origin is allowed
   /** Origins (`https://app.example.com`) whose browser scripts may call the API. */
   CORS_ALLOWED_ORIGINS: string[];
-  /** Any origin may (reflected, so it works with credentials). */
+  /** Any origin may: `Access-Control-Allow-Origin: *`, or the origin itself with CORS_ALLOW_CREDENTIALS. */
   CORS_ALLOW_ALL_ORIGINS: boolean;
   /** Let cross-origin requests carry cookies (`Access-Control-Allow-Credentials: true`). */
   CORS_ALLOW_CREDENTIALS: boolean;
