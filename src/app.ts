@@ -444,13 +444,19 @@ function prepareRequest(this: unknown, req: import('node:http').IncomingMessage)
   if (ct !== undefined && !STREAMED_MULTIPART.test(ct)) {
     (req as unknown as Record<symbol, unknown>)[ORIGINAL_CONTENT_TYPE] = ct;
     req.headers['content-type'] = 'application/octet-stream';
+  } else if (ct === undefined && req.method === 'QUERY') {
+    // Fastify answers a QUERY without Content-Type 400 before any route (RFC 10008);
+    // DRF authenticates, checks permissions and throttles first, then answers 405.
+    (req as unknown as Record<symbol, unknown>)[ORIGINAL_CONTENT_TYPE] = null;
+    req.headers['content-type'] = 'application/octet-stream';
   }
   return originFormTarget(req);
 }
 
 function restoreContentType(request: FastifyRequest): void {
   const ct = (request.raw as unknown as Record<symbol, unknown>)[ORIGINAL_CONTENT_TYPE];
-  if (ct !== undefined) request.headers['content-type'] = ct as string;
+  if (ct === null) delete request.headers['content-type'];
+  else if (ct !== undefined) request.headers['content-type'] = ct as string;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawRequest } from '../helpers/raw-http.js';
 import {
   APIView,
   ApiRequest,
@@ -94,6 +95,25 @@ describe('methods outside the eight registered ones reach the view, as in DRF', 
     expect(res.json()).toEqual({ detail: 'Method "PROPFIND" not allowed.' });
   });
 
+  it('a QUERY without Content-Type or body is authenticated first (401), not refused by Fastify', async () => {
+    const res = await app.inject({ method: 'QUERY' as 'GET', url: '/items/' });
+    expect(res.statusCode).toBe(401);
+    expect(res.headers['www-authenticate']).toBe('Header realm="test"');
+    expect(res.headers['content-type']).toBe('application/json');
+    expect(res.json()).toEqual({ detail: 'Authentication credentials were not provided.' });
+  });
+
+  it('a QUERY without Content-Type, permitted: 405 with Allow', async () => {
+    const res = await app.inject({ method: 'QUERY' as 'GET', url: '/items/', headers: { 'x-user': 'alice' } });
+    expect(res.statusCode).toBe(405);
+    expect(res.headers['allow']).toBe('GET, POST, HEAD, OPTIONS');
+    expect(res.headers['content-type']).toBe('application/json');
+    expect(res.json()).toEqual({ detail: 'Method "QUERY" not allowed.' });
+    const withBody = await app.inject({ method: 'QUERY' as 'GET', url: '/items/', headers: { 'x-user': 'bob' }, payload: 'q=1' });
+    expect(withBody.statusCode).toBe(403);
+    expect(withBody.json()).toEqual({ detail: 'You do not have permission to perform this action.' });
+  });
+
   it('an unknown path is still a 404 whatever the method', async () => {
     const res = await app.inject({ method: 'PROPFIND' as 'GET', url: '/nothing/' });
     expect(res.statusCode).toBe(404);
@@ -113,5 +133,14 @@ describe('methods outside the eight registered ones reach the view, as in DRF', 
       req.end();
     });
     expect(res).toEqual({ status: 405, allow: 'GET, POST, HEAD, OPTIONS', body: '{"detail":"Method \\"PURGE\\" not allowed."}' });
+  });
+
+  it('a method name Node does not know is a 400 from Node, before the app (documented)', async () => {
+    if (!app.server.listening) await app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = app.server.address() as AddressInfo;
+    const res = await rawRequest(port, 'FOO /items/ HTTP/1.1\r\nHost: 127.0.0.1\r\nX-User: alice\r\n\r\n');
+    expect(res.status).toBe(400);
+    expect(res.head).toContain('content-type: application/json');
+    expect(res.body).toBe('{"detail":"Malformed request."}');
   });
 });
