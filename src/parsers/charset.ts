@@ -139,3 +139,45 @@ function decodeUtf8(body: Buffer): string {
   }
   return body.toString('utf8');
 }
+
+/** WHATWG labels for the codecs `requestEncoding` names by Python's names (latin-1 and ASCII are decoded by hand). */
+const WHATWG: Record<string, string> = { utf_8: 'utf-8', utf_16_le: 'utf-16le', utf_16_be: 'utf-16be' };
+
+/**
+ * `bytes` decoded in `encoding` (from `requestEncoding`) as Python's
+ * `bytes.decode(encoding, 'strict')` when `strict`, else with
+ * `errors='replace'` (each bad sequence becomes U+FFFD). Returns `null`
+ * where a strict decode fails.
+ */
+export function decodeBytes(bytes: Uint8Array, encoding: string, strict: boolean): string | null {
+  const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  switch (encoding) {
+    case 'latin_1':
+      return buf.toString('latin1');
+    case 'ascii': {
+      let out = '';
+      for (const b of buf) {
+        if (b > 0x7f) {
+          if (strict) return null;
+          out += '\ufffd';
+        } else out += String.fromCharCode(b);
+      }
+      return out;
+    }
+    case 'utf_16':
+      // A BOM decides the byte order; without one, Python reads native (little-endian) order.
+      if (buf[0] === 0xfe && buf[1] === 0xff) return textDecode('utf-16be', buf.subarray(2), strict);
+      if (buf[0] === 0xff && buf[1] === 0xfe) return textDecode('utf-16le', buf.subarray(2), strict);
+      return textDecode('utf-16le', buf, strict);
+    default:
+      return textDecode(WHATWG[encoding] ?? encoding, buf, strict);
+  }
+}
+
+function textDecode(label: string, bytes: Uint8Array, strict: boolean): string | null {
+  try {
+    return new TextDecoder(label, { fatal: strict, ignoreBOM: true }).decode(bytes);
+  } catch {
+    return null;
+  }
+}

@@ -1,6 +1,7 @@
 import { ParseError } from '../exceptions.js';
 import type { MediaType } from '../media-types.js';
 import type { ParseResult, StreamedMultipart, StreamedMultipartParser, UploadedFile } from './base.js';
+import { decodeBytes, requestEncoding } from './charset.js';
 
 const CRLF = Buffer.from('\r\n');
 const HEADER_END = Buffer.from('\r\n\r\n');
@@ -30,6 +31,8 @@ export class MultiPartParser implements StreamedMultipartParser {
       throw new ParseError(`Multipart form parse error - Invalid boundary in multipart: ${boundary ?? 'None'}`);
     }
     const delimiter = Buffer.from(`--${boundary}`);
+    // Text fields are read in the request's charset (a multipart body with a charset parameter arrives here, not streamed).
+    const encoding = requestEncoding(contentType.params['charset']);
     const data: Record<string, unknown> = {};
     const files: Record<string, UploadedFile> = {};
 
@@ -62,7 +65,8 @@ export class MultiPartParser implements StreamedMultipartParser {
         };
         files[name] = file;
       } else {
-        data[name] = content.toString('utf8');
+        // Django: force_str(value, request encoding, errors='replace').
+        data[name] = decodeBytes(content, encoding, false)!;
       }
       pos = next + CRLF.length;
     }
