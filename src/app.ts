@@ -28,6 +28,7 @@ import { installCors } from './cors.js';
 import { checkProductionSettings, resolveSecretKey } from './secret-key.js';
 import { keepTickShape } from './utils/tick-shape.js';
 import { watchIdleConnections } from './idle-connections.js';
+import { API_REQUEST, RequestLogController } from './request-log.js';
 
 export interface CreateAppOptions {
   /** Settings under DRF's names; unknown names are an error. */
@@ -101,6 +102,8 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Trestle
   checkProductionSettings(settings);
   const fastify = Fastify({
     logger: options.logger === undefined ? defaultLogger() : options.logger,
+    // Request lines that say which request: method, URL (secrets redacted), status, time, user id.
+    ...(options.logger === false ? {} : { logController: new RequestLogController() }),
     // X-Request-Id is honoured when it looks like an id; the header is checked here, not trusted.
     requestIdHeader: false,
     genReqId: (req) => {
@@ -124,6 +127,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Trestle
     rewriteUrl: prepareRequest,
   });
   watchIdleConnections(fastify.server, milliseconds(settings.IDLE_TIMEOUT));
+  fastify.decorateRequest(API_REQUEST, null);
   for (const method of EXTRA_METHODS) {
     if (!fastify.supportedMethods.includes(method)) fastify.addHttpMethod(method, { hasBody: true });
   }
@@ -313,6 +317,7 @@ async function handle(
       const params = convertParams(route, raw);
       if (params === null) continue;
       const req = new ApiRequest(request, reply, env, params);
+      (request as unknown as Record<symbol, ApiRequest>)[API_REQUEST] = req;
       req.resolverMatch = route.match;
       try {
         req.getHost();
