@@ -144,9 +144,13 @@ describe.skipIf(!pgAvailable() || !redisAvailable())('the example under trestle 
       await database.close();
     }
     env = { DATABASE_URL: url, REDIS_URL: REDIS_TEST_URL, SECRET_KEY: randomBytes(32).toString('hex') };
-    [a, b, workers] = await Promise.all([serve(dir, env), serve(dir, env), serve(dir, env, ['--workers', '2'])]);
-    servers.push(a, b, workers);
-  }, 120_000);
+    const started = await Promise.allSettled([serve(dir, env), serve(dir, env), serve(dir, env, ['--workers', '2'])]);
+    // Whatever started is stopped in afterAll, even when another failed to start.
+    for (const s of started) if (s.status === 'fulfilled') servers.push(s.value);
+    const failed = started.find((s) => s.status === 'rejected');
+    if (failed) throw failed.reason;
+    [a, b, workers] = servers as [Served, Served, Served];
+  }, 240_000);
 
   afterAll(async () => {
     const codes = await Promise.all(servers.map((s) => s.stop()));
