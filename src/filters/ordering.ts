@@ -1,4 +1,4 @@
-import { AliasNode, ColumnNode, ReferenceNode, sql } from 'kysely';
+import { AliasNode, ColumnNode, IdentifierNode, ReferenceNode, sql, TableNode } from 'kysely';
 import { ImproperlyConfigured } from '../exceptions.js';
 import type { OpenAPIParameter, Source } from '../pagination/base.js';
 import type { ApiRequest } from '../request.js';
@@ -17,6 +17,71 @@ export interface OrderingView {
   orderingFields?: readonly string[] | Readonly<Record<string, string>> | '__all__';
   /** The ordering when the client sends none (or only unknown names). */
   ordering?: string | readonly string[];
+  /**
+   * The column that identifies a row (Django's `pk`), named as in
+   * `orderingFields` (a map qualifies it: `{ id: 'b.id' }`). Appended,
+   * ascending, to every ordering that does not already contain it, so rows
+   * that tie have one order on every database and no page skips or repeats
+   * them. Default `'id'` (the column `addIdColumn` creates); `null` uses the
+   * ordering as given.
+   */
+  primaryKey?: string | null;
+}
+
+/** One column of an ordering as SQL sorts it. */
+export interface SortTerm {
+  readonly column: string;
+  readonly descending: boolean;
+  /** The row's identifying column: never NULL, so no NULLS clause. */
+  readonly key?: boolean;
+}
+
+/**
+ * The terms `filterQueryset` sorts by: the chosen terms mapped to columns,
+ * then the view's primary key (ascending) unless a term already names it.
+ */
+export function deterministicOrdering(terms: readonly { column: string; descending: boolean }[], key: string | null): SortTerm[] {
+  if (key === null) return [...terms];
+  const isKey = (column: string) => column === key || sameColumn(column, key);
+  if (terms.some((t) => isKey(t.column))) return terms.map((t) => (isKey(t.column) ? { ...t, key: true } : t));
+  return [...terms, { column: key, descending: false, key: true }];
+}
+
+/** `id` and `b.id` name the same column (one of them unqualified); `a.id` and `b.id` do not. */
+function sameColumn(a: string, b: string): boolean {
+  const [qa, ca] = a.includes('.') ? a.split('.') : [null, a];
+  const [qb, cb] = b.includes('.') ? b.split('.') : [null, b];
+  return ca === cb && (qa === null || qb === null || qa === qb);
+}
+
+/**
+ * An unqualified key qualified by the builder's one FROM table (or alias)
+ * when the builder joins others, where a bare `id` would be ambiguous.
+ */
+export function qualifyKey(key: string, qb: AnyQuery): string {
+  if (key.includes('.')) return key;
+  const node = qb.toOperationNode();
+  if (!node.joins?.length || node.from?.froms.length !== 1) return key;
+  const from = node.from.froms[0]!;
+  if (AliasNode.is(from) && IdentifierNode.is(from.alias)) return `${from.alias.name}.${key}`;
+  if (TableNode.is(from)) return `${from.table.identifier.name}.${key}`;
+  return key;
+}
+
+/**
+ * ORDER BY for sort terms, NULLs in one place on every database: last
+ * ascending, first descending (PostgreSQL's and Django's placement; SQLite
+ * would put them the other way). Both databases still read such an ORDER BY
+ * from a plain index.
+ */
+export function orderByTerms(terms: readonly SortTerm[]) {
+  return sql.join(
+    terms.map((t) =>
+      t.key
+        ? sql`${sql.ref(t.column)} ${sql.raw(t.descending ? 'desc' : 'asc')}`
+        : sql`${sql.ref(t.column)} ${sql.raw(t.descending ? 'desc nulls first' : 'asc nulls last')}`,
+    ),
+  );
 }
 
 /**
@@ -57,6 +122,8 @@ export class OrderingFilter extends BaseFilterBackend implements OrderingBackend
         if (typeof c !== 'string' || !COLUMN_RE.test(c)) throw new ImproperlyConfigured(`Invalid orderingFields entry "${String(c)}": use "column" or "table.column".`);
       }
     }
+    const key = this.primaryKeyColumn(view);
+    if (key !== null && !COLUMN_RE.test(key)) throw new ImproperlyConfigured(`Invalid primaryKey "${key}": use "column" or "table.column", or null.`);
     for (const term of this.getDefaultOrdering(view) ?? []) {
       const column = this.columnFor(term.startsWith('-') ? term.slice(1) : term, view);
       if (!COLUMN_RE.test(column)) throw new ImproperlyConfigured(`Invalid ordering term "${term}": use "column", "-column" or "table.column".`);
@@ -76,6 +143,14 @@ export class OrderingFilter extends BaseFilterBackend implements OrderingBackend
     if (fields === undefined) return [];
     if (fields === '__all__') return source === null ? [] : allColumns(source);
     return Array.isArray(fields) ? (fields as readonly string[]) : Object.keys(fields);
+  }
+
+  /** The view's `primaryKey` as a column (`id` → `b.id` through `orderingFields`), or `null` when it opts out. */
+  primaryKeyColumn(view: APIView, source: AnyQuery | null = null): string | null {
+    const key = (view as OrderingView).primaryKey;
+    if (key === null) return null;
+    const column = this.columnFor(key ?? 'id', view);
+    return source === null ? column : qualifyKey(column, source);
   }
 
   columnFor(name: string, view: APIView): string {
@@ -113,15 +188,14 @@ export class OrderingFilter extends BaseFilterBackend implements OrderingBackend
   filterQueryset<T>(req: ApiRequest, source: Source<T>, view: APIView): Source<T> {
     const ordering = this.getOrdering(req, view, source as Source<unknown>);
     if (!ordering || ordering.length === 0) return source;
-    const terms = ordering.map((t) => {
-      const descending = t.startsWith('-');
-      return { column: this.columnFor(descending ? t.slice(1) : t, view), descending };
-    });
-    if (isQuery(source)) {
-      let q = source.clearOrderBy();
-      for (const t of terms) q = q.orderBy(sql`${sql.ref(t.column)} ${sql.raw(t.descending ? 'desc' : 'asc')}`);
-      return q;
-    }
+    const terms = deterministicOrdering(
+      ordering.map((t) => {
+        const descending = t.startsWith('-');
+        return { column: this.columnFor(descending ? t.slice(1) : t, view), descending };
+      }),
+      isQuery(source) ? this.primaryKeyColumn(view, source) : this.primaryKeyColumn(view),
+    );
+    if (isQuery(source)) return source.clearOrderBy().orderBy(orderByTerms(terms));
     // Array.prototype.sort is stable: ties keep the source's order.
     return [...(source as readonly T[])].sort((a, b) => {
       for (const t of terms) {

@@ -6,9 +6,9 @@ import { replaceQueryParam } from '../utils/urls.js';
 import { BasePagination, warnOnce, type AppContext, type OpenAPIParameter, type Source } from './base.js';
 import { cursorKey, signCursor, verifyCursor } from './cursor-signing.js';
 import { positiveInt, PythonValueError, toSafeNumber } from './python-int.js';
-import { pageSource, reverseTerms, rowKey, valueOf, type OrderTerm, type PageSource } from './source.js';
-import { isOrderingBackend, type OrderingBackend } from '../filters/base.js';
-import { OrderingFilter, type OrderingView } from '../filters/ordering.js';
+import { pageSource, positionValue, reverseTerms, rowKey, type OrderTerm, type PageSource } from './source.js';
+import { isOrderingBackend, isQuery, type OrderingBackend } from '../filters/base.js';
+import { OrderingFilter, qualifyKey, type OrderingView } from '../filters/ordering.js';
 import { GenericAPIView } from '../views/generics.js';
 
 export type { OrderingView };
@@ -88,11 +88,15 @@ export class CursorPagination<T = unknown> extends BasePagination<T, CursorState
   /** Columns whose values are unique: an ordering ending in one pages by full keyset, without offsets. */
   uniqueOrderingFields: readonly string[] = ['id', 'pk'];
   /**
-   * `null` (the default): the ordering columns are NOT NULL, as DRF requires,
-   * and pages are read with index-friendly SQL. `'first'` / `'last'`: a
-   * column may hold NULL, and NULL rows come first / last, none lost.
+   * Where NULLs sort. `'default'`: last ascending, first descending
+   * (PostgreSQL's and Django's placement, on every database); `'first'` /
+   * `'last'`: first / last whatever the direction. Either way no row with a
+   * NULL is lost, and a page is still read from a plain index. `null`
+   * declares the ordering columns NOT NULL (DRF's rule): no NULL branch is
+   * read, and a NULL met is logged once. Columns in `uniqueOrderingFields`
+   * (the tie-breaker) are taken to be NOT NULL.
    */
-  nulls: 'first' | 'last' | null = null;
+  nulls: 'default' | 'first' | 'last' | null = 'default';
   /** The query parameter of a client-chosen ordering (views with `orderingFields` but no ordering filter backend). */
   orderingParam: string;
   /** The unique column appended to client-chosen orderings (default: see `getTieBreaker`); list it in `uniqueOrderingFields` too. */
@@ -130,38 +134,64 @@ export class CursorPagination<T = unknown> extends BasePagination<T, CursorState
   /**
    * The ordering in force (DRF's `get_ordering`): the view's ordering filter
    * decides (the client's `?ordering=` among `orderingFields`, else the
-   * view's `ordering`), else this class's `ordering`. An ordering from the
-   * filter that does not end in a unique column gets `tieBreaker` appended,
-   * so the cursor stays unique and pages by keyset.
+   * view's `ordering`), else this class's `ordering`. An ordering that does
+   * not contain a unique column gets the tie-breaker (`getTieBreaker`)
+   * appended in the direction of its last term, so the cursor is unique and
+   * pages by keyset; names after a unique column are dropped. With no
+   * `uniqueOrderingFields` (DRF's value-only positions) or a view whose
+   * `primaryKey` is `null`, the ordering is used as given.
    */
   getOrdering(req: ApiRequest, view: APIView | null, source: Source<T> | null = null): readonly string[] {
     const backend = this.orderingBackend(view);
+    // With joins a bare `id` is ambiguous: it is qualified by the builder's FROM table.
+    const qualify = (column: string) => (source !== null && isQuery(source) ? qualifyKey(column, source) : column);
     if (backend && view) {
       const chosen = backend.getOrdering(req, view, source as Source<unknown> | null);
       if (chosen && chosen.length > 0) {
         const terms = chosen.map((t) => (t.startsWith('-') ? `-${backend.columnFor(t.slice(1), view)}` : backend.columnFor(t, view)));
-        const tie = this.getTieBreaker();
-        const bare = tie.startsWith('-') ? tie.slice(1) : tie;
-        // A bare tie-breaker (`id`) goes through the filter's names, so `{ id: 'b.id' }` qualifies it.
-        const tieField = bare.includes('.') ? bare : backend.columnFor(bare, view);
-        const fieldOf = (t: string) => (t.startsWith('-') ? t.slice(1) : t);
-        // Nothing after a unique column changes the order: stop there.
-        const unique = terms.findIndex((t) => fieldOf(t) === tieField || this.uniqueOrderingFields.includes(fieldOf(t)));
-        if (unique !== -1) return terms.slice(0, unique + 1);
-        const last = terms[terms.length - 1]!;
-        return [...terms, `${last.startsWith('-') ? '-' : ''}${tieField}`];
+        return this.endInUnique(terms, view, (bare) => qualify(backend.columnFor(bare, view)));
       }
     }
-    return typeof this.ordering === 'string' ? [this.ordering] : this.ordering;
+    const own = typeof this.ordering === 'string' ? [this.ordering] : this.ordering;
+    return this.endInUnique(own, view, qualify);
   }
 
-  /** The unique column appended to a client-chosen ordering: `tieBreaker`, else the last column of `ordering` when unique, else the first of `uniqueOrderingFields`. */
-  getTieBreaker(): string {
+  /** `terms` up to their first unique column, or with the tie-breaker appended. */
+  protected endInUnique(terms: readonly string[], view: APIView | null, columnFor: (name: string) => string): readonly string[] {
+    if (this.uniqueOrderingFields.length === 0 && this.tieBreaker === null) return terms;
+    const tie = this.getTieBreaker(view);
+    if (tie === null) return terms;
+    const bare = tie.startsWith('-') ? tie.slice(1) : tie;
+    // A bare tie-breaker (`id`) goes through the filter's names, so `{ id: 'b.id' }` qualifies it.
+    const tieField = bare.includes('.') ? bare : columnFor(bare);
+    const fieldOf = (t: string) => (t.startsWith('-') ? t.slice(1) : t);
+    // Nothing after a unique column changes the order: stop there.
+    const unique = terms.findIndex((t) => fieldOf(t) === tieField || this.isUnique(fieldOf(t)));
+    if (unique !== -1) return terms.slice(0, unique + 1);
+    if (terms.length === 0) return terms;
+    const last = terms[terms.length - 1]!;
+    return [...terms, `${last.startsWith('-') ? '-' : ''}${tieField}`];
+  }
+
+  /** Whether a column (`id`, `b.id`) is one of `uniqueOrderingFields`: unique and NOT NULL. */
+  protected isUnique(field: string): boolean {
+    return this.uniqueOrderingFields.includes(rowKey(field));
+  }
+
+  /**
+   * The unique column appended to an ordering: `tieBreaker`, else the view's
+   * `primaryKey` (`null` there: none), else the last column of `ordering`
+   * when unique, else the first of `uniqueOrderingFields`.
+   */
+  getTieBreaker(view: APIView | null = null): string | null {
     if (this.tieBreaker) return this.tieBreaker;
+    const key = view ? (view as OrderingView).primaryKey : undefined;
+    if (key === null) return null;
+    if (key !== undefined && this.isUnique(key)) return key;
     const list = typeof this.ordering === 'string' ? [this.ordering] : this.ordering;
     const last = list[list.length - 1];
     const field = last?.startsWith('-') ? last.slice(1) : last;
-    if (field && this.uniqueOrderingFields.includes(rowKey(field))) return field;
+    if (field && this.isUnique(field)) return field;
     return this.uniqueOrderingFields[0] ?? 'id';
   }
 
@@ -186,7 +216,8 @@ export class CursorPagination<T = unknown> extends BasePagination<T, CursorState
       if (!/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/.test(field)) {
         throw new ImproperlyConfigured(`Invalid cursor ordering term "${term}": use "column", "-column" or "table.column".`);
       }
-      return { field, descending, nullsFirst: this.nulls === 'first', nullable: this.nulls !== null };
+      const nullsFirst = this.nulls === 'first' || (this.nulls !== 'last' && descending);
+      return { field, descending, nullsFirst, nullable: this.nulls !== null && !this.isUnique(field) };
     });
   }
 
@@ -195,8 +226,7 @@ export class CursorPagination<T = unknown> extends BasePagination<T, CursorState
     if (!pageSize) return null;
     const baseUrl = req.buildAbsoluteUri();
     const terms = this.parseOrdering(this.getOrdering(req, view, source));
-    const last = terms[terms.length - 1]!.field;
-    const keyset = this.uniqueOrderingFields.includes(last.slice(last.lastIndexOf('.') + 1));
+    const keyset = this.isUnique(terms[terms.length - 1]!.field);
     const binding = this.binding(req, terms);
     const cursor = this.decodeCursor(req, binding, keyset ? terms.length : 1);
     const current = cursor ?? { offset: 0, reverse: false, position: null };
@@ -302,7 +332,7 @@ export class CursorPagination<T = unknown> extends BasePagination<T, CursorState
   /** The values a cursor records for an item: every column (keyset) or the first (DRF). */
   protected positionOf(item: unknown, terms: readonly OrderTerm[], keyset: boolean): unknown[] {
     return (keyset ? terms : terms.slice(0, 1)).map((t) => {
-      const value = normalize(valueOf(item, t.field));
+      const value = normalize(positionValue(item, t.field));
       if ((value === null || value === undefined) && t.nullable === false) {
         warnOnce(this.app, `null-ordering:${this.constructor.name}:${t.field}`,
           `${this.constructor.name}: ordering column "${t.field}" holds NULL; set nulls = 'first' or 'last' so no row is skipped.`);
@@ -311,9 +341,14 @@ export class CursorPagination<T = unknown> extends BasePagination<T, CursorState
     });
   }
 
+  /**
+   * What a cursor is signed for: the path and the ordering as read. The
+   * leading `2` is the position format (exact database values); cursors
+   * signed before it (whose timestamps held milliseconds) are `Invalid cursor`.
+   */
   protected binding(req: ApiRequest, terms: readonly OrderTerm[]): string {
     const ordering = terms.map((t) => `${t.descending ? '-' : ''}${t.field}${t.nullable === false ? '' : t.nullsFirst ? ':nf' : ':nl'}`).join(',');
-    return `${req.path}|${ordering}`;
+    return `2|${req.path}|${ordering}`;
   }
 
   /** The request's cursor, or `null` when none was sent; anything that does not verify is a 404. */

@@ -41,6 +41,24 @@ export function valueOf(item: unknown, field: string): unknown {
   return (item as Record<string, unknown>)[rowKey(field)];
 }
 
+/**
+ * Rows read by a cursor page on PostgreSQL carry each ordering column's value
+ * as the database prints it (`created::text`), kept here beside the row: a
+ * `timestamptz` parsed into a `Date` would keep milliseconds and drop the
+ * microseconds the column holds, and a cursor made from it would repeat or
+ * skip rows. Bound back as text, PostgreSQL reads the value at full precision.
+ */
+const exactValues = new WeakMap<object, Readonly<Record<string, unknown>>>();
+
+/** The value a cursor records for a term's column: the database's exact text where it was read, else the row's value. */
+export function positionValue(item: unknown, field: string): unknown {
+  if (item !== null && typeof item === 'object') {
+    const exact = exactValues.get(item);
+    if (exact !== undefined && Object.prototype.hasOwnProperty.call(exact, field)) return exact[field];
+  }
+  return valueOf(item, field);
+}
+
 /** What every pagination style needs from a source. */
 export interface PageSource<T> {
   readonly kind: 'array' | 'query';
@@ -263,17 +281,31 @@ class QuerySource<T> implements PageSource<T> {
     return inner && wrapInCount(inner);
   }
 
+  /**
+   * Reads the pieces of the listing after `after` in turn (see `seekPieces`),
+   * each with its own index-friendly WHERE, until `limit` rows are read. On
+   * PostgreSQL each row also brings its ordering columns as text.
+   */
   async seek(order: readonly OrderTerm[], after: readonly unknown[] | null, offset: number, limit: number, _reversed = false, inclusive = false): Promise<T[]> {
-    const listing = this.qb.clearOrderBy();
-    if (hasDirectExecutors()) {
-      const n = after?.length ?? 0;
-      const kind = `seek\u0002${orderKey(order)}\u0002${after === null ? '-' : n}${inclusive ? '=' : ''}`;
-      const seek = compileDerived(listing.compile(), kind, [...(after ?? []), limit, offset], (values) =>
-        seekQuery(listing, order, after === null ? null : values.slice(0, n), values[n] as number, values[n + 1] as number, inclusive).compile(),
-      );
-      if (seek !== null) return (await seek.executor.executeQuery(seek.query)).rows;
+    const base = this.qb.clearOrderBy();
+    const compiled = hasDirectExecutors() ? base.compile() : null;
+    const executor = compiled === null ? null : directExecutorOf(compiled);
+    const exact = executor !== null ? executorIsPostgres(executor, base) : isPostgres(base);
+    const listing = exact ? withExactColumns(base, order) : base;
+    const rows: T[] = [];
+    for (const piece of seekPieces(order, after, inclusive, offset)) {
+      const want = limit - rows.length;
+      const kind = `seek\u0002${orderKey(order)}\u0002${piece.kind}${exact ? '\u0002x' : ''}`;
+      const n = piece.values.length;
+      const build = (values: readonly unknown[]) => seekQuery(listing, order, piece.where(values.slice(0, n)), values[n] as number, values[n + 1] as number);
+      let got: T[];
+      const derived = compiled !== null && executor !== null ? compileDerived(compiled, kind, [...piece.values, want, offset], (v) => build(v).compile()) : null;
+      if (derived !== null) got = (await derived.executor.executeQuery(derived.query)).rows;
+      else got = (await build([...piece.values, want, offset]).execute()) as T[];
+      for (const row of got) rows.push(exact ? takeExact(row, order) : row);
+      if (rows.length >= limit) break;
     }
-    return (await seekQuery(listing, order, after, limit, offset, inclusive).execute()) as T[];
+    return rows;
   }
 
   async countEqual(order: readonly OrderTerm[], at: readonly unknown[]): Promise<number> {
@@ -335,11 +367,103 @@ function orderKey(order: readonly OrderTerm[]): string {
   return order.map((t) => `${t.field}\u0000${t.descending ? 'd' : 'a'}${t.nullable === false ? '' : t.nullsFirst ? 'F' : 'L'}`).join('\u0001');
 }
 
-/** The listing (without its own ORDER BY) in `order`, after `after` when given, then LIMIT and OFFSET. */
-function seekQuery<T>(listing: AnyQuery<T>, order: readonly OrderTerm[], after: readonly unknown[] | null, limit: number, offset: number, inclusive: boolean): AnyQuery<T> {
+/** The listing (without its own ORDER BY) in `order`, narrowed by `where` when given, then LIMIT and OFFSET. */
+function seekQuery<T>(listing: AnyQuery<T>, order: readonly OrderTerm[], where: Expression<SqlBool> | null, limit: number, offset: number): AnyQuery<T> {
   let q = listing.orderBy(orderByExpression(order));
-  if (after) q = q.where(keysetPredicate(order, after, inclusive));
+  if (where) q = q.where(where);
   return q.limit(limit).offset(offset);
+}
+
+/** A part of the listing past a cursor: its WHERE from `values`, and what its SQL depends on besides them. */
+interface SeekPiece {
+  readonly kind: string;
+  readonly values: readonly unknown[];
+  readonly where: (values: readonly unknown[]) => Expression<SqlBool> | null;
+}
+
+/**
+ * The listing in `order` past `after`, as pieces that follow each other in
+ * that order, each answered by an index range scan.
+ *
+ * `(c, id) > (c0, id0)` is what an index on `(c, id)` answers directly, and
+ * it never matches a row whose `c` is NULL. When NULLs come after the other
+ * values in the reading direction, `… OR c IS NULL` would turn the range
+ * into a filtered scan of the whole index; instead the NULL rows are a
+ * second piece (`c IS NULL`, the same index), read only when the first runs
+ * out. Starting inside the NULL rows, the first piece is `c IS NULL AND id
+ * > id0` and, when NULLs come first, the second `c IS NOT NULL`.
+ *
+ * This split applies to the common shape: one column that may hold NULL,
+ * then NOT NULL unique columns, all one direction, a full keyset position
+ * and no offset. Anything else is one piece with the expanded predicate
+ * (`keysetPredicate`), correct for any NULLs and directions.
+ */
+export function seekPieces(order: readonly OrderTerm[], after: readonly unknown[] | null, inclusive: boolean, offset: number): SeekPiece[] {
+  if (after === null) return [{ kind: '-', values: NO_VALUES, where: () => null }];
+  const first = order[0]!;
+  const rest = order.slice(1);
+  const split =
+    offset === 0 &&
+    after.length === order.length &&
+    first.nullable !== false &&
+    rest.every((t) => t.nullable === false && t.descending === first.descending) &&
+    !after.slice(1).some(isNull);
+  const incl = inclusive ? '=' : '';
+  if (!split) return [{ kind: `${after.length}${incl}`, values: after, where: (v) => keysetPredicate(order, v, inclusive) }];
+  const col = columnRef(first.field);
+  const op = `${first.descending ? '<' : '>'}${incl}`;
+  if (!isNull(after[0])) {
+    const range: SeekPiece = { kind: `r${incl}`, values: after, where: (v) => rowCompare(order, op, v) };
+    if (first.nullsFirst) return [range];
+    return [range, { kind: 'n', values: NO_VALUES, where: () => sql<SqlBool>`${col} is null` }];
+  }
+  const pieces: SeekPiece[] = [];
+  if (rest.length > 0) {
+    pieces.push({ kind: `nr${incl}`, values: after.slice(1), where: (v) => sql<SqlBool>`${col} is null and ${rowCompare(rest, op, v)}` });
+  } else if (inclusive) {
+    pieces.push({ kind: 'n', values: NO_VALUES, where: () => sql<SqlBool>`${col} is null` });
+  }
+  if (first.nullsFirst) pieces.push({ kind: 'nn', values: NO_VALUES, where: () => sql<SqlBool>`${col} is not null` });
+  return pieces;
+}
+
+/** `(c1, c2, …) op (v1, v2, …)`, its fragments and column list built once per shape. */
+function rowCompare(terms: readonly OrderTerm[], op: string, values: readonly unknown[]): Expression<SqlBool> {
+  const shape = remember(rowComparisonCache, `${terms.map((t) => t.field).join('\u0000')}\u0001${op}`, () => rowComparison(terms, op));
+  return sql<SqlBool>(shape.fragments, shape.columns, ...values);
+}
+
+/** The name a row carries the exact text of ordering term `i` under. */
+function exactKey(i: number): string {
+  return `__trestle_position_${i}`;
+}
+
+/** The listing with each ordering column also selected as text (`"created"::text`). */
+function withExactColumns<T>(listing: AnyQuery<T>, order: readonly OrderTerm[]): AnyQuery<T> {
+  return listing.select(order.map((t, i) => sql`${columnRef(t.field)}::text`.as(exactKey(i)))) as AnyQuery<T>;
+}
+
+/** The row without the exact-text columns, which are kept beside it for `positionValue`. */
+function takeExact<T>(row: T, order: readonly OrderTerm[]): T {
+  const source = row as Record<string, unknown>;
+  const hidden = new Set(order.map((_, i) => exactKey(i)));
+  const clean: Record<string, unknown> = {};
+  for (const key of Object.keys(source)) if (!hidden.has(key)) clean[key] = source[key];
+  const exact: Record<string, unknown> = {};
+  order.forEach((t, i) => {
+    exact[t.field] = source[exactKey(i)];
+  });
+  exactValues.set(clean, exact);
+  return clean as T;
+}
+
+const postgresByExecutor = new WeakMap<QueryExecutor, boolean>();
+
+/** Whether `executor` (which compiled `qb`) speaks PostgreSQL, learnt once per executor. */
+function executorIsPostgres(executor: QueryExecutor, qb: AnyQuery<unknown>): boolean {
+  let pg = postgresByExecutor.get(executor);
+  if (pg === undefined) postgresByExecutor.set(executor, (pg = isPostgres(qb)));
+  return pg;
 }
 
 /** Kysely compiles LIMIT as a parameter: `$n` on PostgreSQL, `?` on SQLite. */

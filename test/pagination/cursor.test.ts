@@ -196,8 +196,26 @@ describe('CursorPagination on an array', () => {
   describe('NULLs in the ordering column', () => {
     const data = () => books(9).map((b) => (b.id % 3 === 0 ? { ...b, created: null } : b));
 
-    it('nulls last (default): NULL rows come after the others and none is lost either way', async () => {
+    it("the default placement (NULLs first descending, last ascending, as PostgreSQL): none is lost either way", async () => {
       const { app } = await cursorApp(data, Keyset);
+      const desc = await walk(app, '/items/');
+      expect(desc.forward).toEqual([9, 6, 3, 8, 7, 5, 4, 2, 1]);
+      expect(desc.backward).toEqual(desc.forward);
+      class Ascending extends CursorPagination {
+        override ordering = ['created', 'id'];
+        override pageSize = 2;
+      }
+      const { app: asc } = await cursorApp(data, Ascending);
+      const up = await walk(asc, '/items/');
+      expect(up.forward).toEqual([1, 2, 4, 5, 7, 8, 3, 6, 9]);
+      expect(up.backward).toEqual(up.forward);
+    });
+
+    it("nulls: 'last' puts NULL rows last whatever the direction", async () => {
+      class NullsLast extends Keyset {
+        override nulls = 'last' as const;
+      }
+      const { app } = await cursorApp(data, NullsLast);
       const { forward, backward } = await walk(app, '/items/');
       expect(forward).toEqual([8, 7, 5, 4, 2, 1, 9, 6, 3]);
       expect(backward).toEqual(forward);
