@@ -9,9 +9,9 @@ import { BENCH_SECRET } from './constants.js';
 /** The signing key CursorPagination derives from SECRET_KEY. */
 export const CURSOR_KEY = createHmac('sha256', BENCH_SECRET).update('trestle.pagination.CursorPagination').digest();
 
-/** What a cursor is bound to: the view's path and its ordering (`-created, -id`, NOT NULL columns). */
+/** What a cursor is bound to: the position format (2), the view's path and its ordering (`-created` NULLs first, then the unique `-id`). */
 export function cursorBinding(path: string): string {
-  return `${path}|-created,-id`;
+  return `2|${path}|-created:nf,-id`;
 }
 
 function mac(binding: string, body: string): Buffer {

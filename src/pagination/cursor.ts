@@ -217,7 +217,8 @@ export class CursorPagination<T = unknown> extends BasePagination<T, CursorState
         throw new ImproperlyConfigured(`Invalid cursor ordering term "${term}": use "column", "-column" or "table.column".`);
       }
       const nullsFirst = this.nulls === 'first' || (this.nulls !== 'last' && descending);
-      return { field, descending, nullsFirst, nullable: this.nulls !== null && !this.isUnique(field) };
+      const unique = this.isUnique(field);
+      return { field, descending, nullsFirst, nullable: this.nulls !== null && !unique, unique };
     });
   }
 

@@ -22,11 +22,13 @@ export interface OrderTerm {
    * an index; nullable ones spell out where NULLs go.
    */
   readonly nullable?: boolean;
+  /** A unique column (the tie-breaker): its values are read as they come, not as the database's text. */
+  readonly unique?: boolean;
 }
 
 /** The same ordering walked backwards (for `previous` pages). */
 export function reverseTerms(terms: readonly OrderTerm[]): OrderTerm[] {
-  return terms.map((t) => ({ field: t.field, descending: !t.descending, nullsFirst: !t.nullsFirst, nullable: t.nullable }));
+  return terms.map((t) => ({ field: t.field, descending: !t.descending, nullsFirst: !t.nullsFirst, nullable: t.nullable, unique: t.unique }));
 }
 
 /** The row key a term reads: `b.created` → `created`. */
@@ -290,7 +292,7 @@ class QuerySource<T> implements PageSource<T> {
     const base = this.qb.clearOrderBy();
     const compiled = hasDirectExecutors() ? base.compile() : null;
     const executor = compiled === null ? null : directExecutorOf(compiled);
-    const exact = executor !== null ? executorIsPostgres(executor, base) : isPostgres(base);
+    const exact = needsExact(order) && (executor !== null ? executorIsPostgres(executor, base) : isPostgres(base));
     const listing = exact ? withExactColumns(base, order) : base;
     const rows: T[] = [];
     for (const piece of seekPieces(order, after, inclusive, offset)) {
@@ -364,7 +366,7 @@ function orderByExpression(order: readonly OrderTerm[]): RawBuilder<unknown> {
 
 /** Everything about an ordering that its SQL depends on, as a string. */
 function orderKey(order: readonly OrderTerm[]): string {
-  return order.map((t) => `${t.field}\u0000${t.descending ? 'd' : 'a'}${t.nullable === false ? '' : t.nullsFirst ? 'F' : 'L'}`).join('\u0001');
+  return order.map((t) => `${t.field}\u0000${t.descending ? 'd' : 'a'}${t.nullable === false ? '' : t.nullsFirst ? 'F' : 'L'}${t.unique === true ? 'u' : ''}`).join('\u0001');
 }
 
 /** The listing (without its own ORDER BY) in `order`, narrowed by `where` when given, then LIMIT and OFFSET. */
@@ -434,24 +436,32 @@ function rowCompare(terms: readonly OrderTerm[], op: string, values: readonly un
 }
 
 /** The name a row carries the exact text of ordering term `i` under. */
+const EXACT_PREFIX = '__trestle_position_';
+
 function exactKey(i: number): string {
-  return `__trestle_position_${i}`;
+  return `${EXACT_PREFIX}${i}`;
 }
 
-/** The listing with each ordering column also selected as text (`"created"::text`). */
+/** Whether any ordering column is read as text (all but the unique ones, whose integers or strings are exact). */
+function needsExact(order: readonly OrderTerm[]): boolean {
+  return order.some((t) => t.unique !== true);
+}
+
+/** The listing with each ordering column (but the unique ones) also selected as text (`"created"::text`). */
 function withExactColumns<T>(listing: AnyQuery<T>, order: readonly OrderTerm[]): AnyQuery<T> {
-  return listing.select(order.map((t, i) => sql`${columnRef(t.field)}::text`.as(exactKey(i)))) as AnyQuery<T>;
+  const columns = [];
+  for (let i = 0; i < order.length; i++) if (order[i]!.unique !== true) columns.push(sql`${columnRef(order[i]!.field)}::text`.as(exactKey(i)));
+  return listing.select(columns) as AnyQuery<T>;
 }
 
 /** The row without the exact-text columns, which are kept beside it for `positionValue`. */
 function takeExact<T>(row: T, order: readonly OrderTerm[]): T {
   const source = row as Record<string, unknown>;
-  const hidden = new Set(order.map((_, i) => exactKey(i)));
   const clean: Record<string, unknown> = {};
-  for (const key of Object.keys(source)) if (!hidden.has(key)) clean[key] = source[key];
+  for (const key of Object.keys(source)) if (!key.startsWith(EXACT_PREFIX)) clean[key] = source[key];
   const exact: Record<string, unknown> = {};
   order.forEach((t, i) => {
-    exact[t.field] = source[exactKey(i)];
+    if (t.unique !== true) exact[t.field] = source[exactKey(i)];
   });
   exactValues.set(clean, exact);
   return clean as T;
