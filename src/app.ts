@@ -6,7 +6,7 @@ import { METHODS } from 'node:http';
 import type { AppContext, ServiceMap } from './context.js';
 import { Services } from './context.js';
 import { resolveSettings, type Settings, type SettingsInput } from './settings.js';
-import { isOutageError } from './outage.js';
+import { isOutageError, reportOutage } from './outage.js';
 import { ApiError, NotFound, ParseError, PayloadTooLarge, SERVER_ERROR_BODY, ServiceUnavailable } from './exceptions.js';
 import { ApiRequest, type RequestEnvironment } from './request.js';
 import { Response } from './response.js';
@@ -210,7 +210,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Trestle
     restoreContentType(request);
     dropUploads(request);
     if (error instanceof ApiError) return sendError(reply, error);
-    if (isOutageError(error)) return sendError(reply, serviceUnavailable(request, error, settings));
+    if (isOutageError(error)) return sendError(reply, serviceUnavailable(app, error));
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendError(reply, new PayloadTooLarge());
     const status = error.statusCode;
     if (status !== undefined && status >= 400 && status < 500) {
@@ -329,7 +329,7 @@ async function handle(
         res = await view.dispatch(req);
       } catch (err) {
         if (isOutageError(err)) {
-          const e = serviceUnavailable(request, err, env.app.settings);
+          const e = serviceUnavailable(env.app, err);
           res = new Response(e.toBody(), { status: e.statusCode, headers: e.headers });
         } else {
           request.log.error({ err }, 'unhandled error in view');
@@ -414,10 +414,10 @@ function sentAsIs(payload: unknown): string {
   return payload as string;
 }
 
-/** A 503 for a database or Redis outage; logged as a warning, not as a bug. */
-function serviceUnavailable(request: FastifyRequest, err: unknown, settings: Readonly<Settings>): ServiceUnavailable {
-  request.log.warn({ err }, 'service unavailable');
-  return new ServiceUnavailable(settings.SERVICE_UNAVAILABLE_RETRY_AFTER);
+/** A 503 for a database or Redis outage; logged as a warning (rate-limited), not as a bug. */
+function serviceUnavailable(app: AppContext, err: unknown): ServiceUnavailable {
+  reportOutage(app, err);
+  return new ServiceUnavailable(app.settings.SERVICE_UNAVAILABLE_RETRY_AFTER);
 }
 
 function milliseconds(seconds: number): number {

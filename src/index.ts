@@ -7,7 +7,7 @@ export { resolveSettings, defaultSettings } from './settings.js';
 export type { Settings, SettingsInput } from './settings.js';
 
 export * from './exceptions.js';
-export { isOutageError } from './outage.js';
+export { isOutageError, OutageLog, outageKind, reportOutage } from './outage.js';
 export { ApiRequest } from './request.js';
 export type { PathParams } from './request.js';
 export { Response, patchVary } from './response.js';

@@ -21,12 +21,15 @@ const SOCKET_CODES = new Set([
 // PostgreSQL SQLSTATEs meaning the server is going away or refusing
 // connections for now: admin_shutdown, crash_shutdown, cannot_connect_now,
 // too_many_connections, and the whole class 08 (connection exception).
-const PG_STATES = new Set(['57P01', '57P02', '57P03', '53300']);
+// query_canceled (57014) is what the statement timeout raises: the database
+// is too slow to answer now, which a client can only wait out.
+const PG_STATES = new Set(['57P01', '57P02', '57P03', '53300', '57014']);
 
 // Messages of node-postgres, pg-pool and ioredis for a lost or absent connection.
 const MESSAGES = [
   /^Connection terminated/, // pg: "Connection terminated unexpectedly", "... due to connection timeout"
   /^timeout exceeded when trying to connect$/, // pg-pool connectionTimeoutMillis
+  /^Query read timeout$/, // pg query_timeout: the server answered nothing in time
   /is not queryable$/, // pg: a client whose connection already failed
   /^Stream isn't writeable and enableOfflineQueue options is false$/, // ioredis, offline
   /^Connection is closed\.$/, // ioredis
@@ -67,4 +70,76 @@ export function isOutageError(err: unknown): boolean {
     if (e instanceof AggregateError && e.errors.some((inner) => isOutageError(inner))) return true;
   }
   return false;
+}
+
+/** What an outage is, for grouping log lines: the error code, else the message. */
+export function outageKind(err: unknown): string {
+  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && code !== '') return code;
+    if (ERROR_NAMES.has(e.name)) return e.name;
+    if (MESSAGES.some((re) => re.test(e.message))) return e.message.slice(0, 80);
+    if (e instanceof AggregateError && e.errors.length > 0) return outageKind(e.errors[0]);
+  }
+  return err instanceof Error ? err.message.slice(0, 80) : String(err).slice(0, 80);
+}
+
+interface OutageLogger {
+  warn(obj: object, msg: string): void;
+}
+
+/**
+ * Outage warnings, rate-limited: the first error of a kind is logged at
+ * once (with its stack), further ones of that kind within `intervalMs` are
+ * only counted, and the count is logged as one line when the interval
+ * ends. A database down under load thus writes a line per kind every
+ * interval, not one per request.
+ */
+export class OutageLog {
+  private readonly kinds = new Map<string, { since: number; suppressed: number; timer: NodeJS.Timeout | null }>();
+
+  constructor(
+    private readonly log: OutageLogger,
+    readonly intervalMs = 10_000,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  report(err: unknown, message = 'service unavailable'): void {
+    const kind = outageKind(err);
+    const now = this.now();
+    const entry = this.kinds.get(kind);
+    if (entry && now - entry.since < this.intervalMs) {
+      entry.suppressed++;
+      entry.timer ??= setTimeout(() => this.flush(kind, message), entry.since + this.intervalMs - now).unref();
+      return;
+    }
+    this.kinds.set(kind, { since: now, suppressed: 0, timer: null });
+    this.log.warn({ err, kind }, `${message} (${kind})`);
+  }
+
+  private flush(kind: string, message: string): void {
+    const entry = this.kinds.get(kind);
+    if (!entry) return;
+    entry.timer = null;
+    const { suppressed } = entry;
+    if (suppressed === 0) return;
+    // The count opens a new interval: what follows within it is counted again.
+    this.kinds.set(kind, { since: this.now(), suppressed: 0, timer: null });
+    this.log.warn({ kind, count: suppressed }, `${message} (${kind}): ${suppressed} more in the last ${this.intervalMs / 1000} s`);
+  }
+}
+
+const outageLogs = new WeakMap<object, OutageLog>();
+
+/**
+ * Logs an outage error on the app's logger: the first of a kind at once,
+ * the rest counted into one line per OUTAGE_LOG_INTERVAL.
+ */
+export function reportOutage(app: { log: OutageLogger; settings: { OUTAGE_LOG_INTERVAL: number } }, err: unknown, message?: string): void {
+  let outages = outageLogs.get(app);
+  if (!outages) {
+    outages = new OutageLog(app.log, app.settings.OUTAGE_LOG_INTERVAL * 1000);
+    outageLogs.set(app, outages);
+  }
+  outages.report(err, message);
 }

@@ -146,6 +146,8 @@ export interface Settings {
   // --- outages
   /** `Retry-After` (seconds) of the 503 sent while the database or Redis is unreachable. */
   SERVICE_UNAVAILABLE_RETRY_AFTER: number;
+  /** Seconds between outage log lines of one kind: the first is logged, the rest counted into one line per interval. */
+  OUTAGE_LOG_INTERVAL: number;
 
   // --- sessions and CSRF (Django's names)
   SESSION_COOKIE_NAME: string;
@@ -260,6 +262,7 @@ export function defaultSettings(): Settings {
     KEEP_ALIVE_TIMEOUT: 72,
 
     SERVICE_UNAVAILABLE_RETRY_AFTER: 5,
+    OUTAGE_LOG_INTERVAL: 10,
 
     SESSION_COOKIE_NAME: 'sessionid',
     SESSION_COOKIE_AGE: 1_209_600,
@@ -383,7 +386,7 @@ function checkSettings(s: Settings): void {
   for (const name of ['LOGIN_DEVICE_COOKIE_AGE', 'LOGIN_KNOWN_ADDRESS_AGE'] as const) {
     if (!Number.isInteger(s[name]) || s[name] < 0) throw new ImproperlyConfigured(`${name} must be a whole number of seconds, 0 or more.`);
   }
-  for (const name of ['HEADERS_TIMEOUT', 'REQUEST_TIMEOUT', 'IDLE_TIMEOUT', 'KEEP_ALIVE_TIMEOUT', 'SERVICE_UNAVAILABLE_RETRY_AFTER'] as const) {
+  for (const name of ['HEADERS_TIMEOUT', 'REQUEST_TIMEOUT', 'IDLE_TIMEOUT', 'KEEP_ALIVE_TIMEOUT', 'SERVICE_UNAVAILABLE_RETRY_AFTER', 'OUTAGE_LOG_INTERVAL'] as const) {
     const value = s[name];
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
       throw new ImproperlyConfigured(`${name} must be a number of seconds, 0 or more.`);

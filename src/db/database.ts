@@ -49,13 +49,18 @@ export interface PgPoolOptions {
   min?: number;
   /** How long an idle client stays open, in ms (0: forever). */
   idleTimeoutMillis?: number;
-  /** How long to wait for a connection, in ms (Trestle's default 10000). */
+  /** How long to wait for a pooled connection or a new one, in ms (Trestle's default 10000); past it a 503. */
   connectionTimeoutMillis?: number;
   /** Closes a client after it served this many queries. */
   maxUses?: number;
-  /** Server-side statement timeout, in ms. */
+  /** Server-side statement timeout, in ms (Trestle's default 30000; 0: none). A statement past it is a 503. */
   statement_timeout?: number;
-  /** Client-side query timeout, in ms. */
+  /**
+   * Client-side query timeout, in ms (Trestle's default: the statement
+   * timeout + 5000; 0: none): a server that accepts connections but answers
+   * nothing (stopped, hung) fails the query with a 503 instead of holding
+   * the request; the connection is dropped.
+   */
   query_timeout?: number;
   /** Reported to the server as `application_name`. */
   application_name?: string;
@@ -275,7 +280,7 @@ function withStatementCache(sqlite: BetterSqlite3.Database, size = SQLITE_STATEM
 }
 
 async function openPostgres(url: string, poolConfig: PgPoolOptions, prepare: PrepareSettings): Promise<Database> {
-  const pool = new (loadPg().Pool)({ connectionTimeoutMillis: 10_000, pipeline: true, ...poolConfig, connectionString: url });
+  const pool = new (loadPg().Pool)({ ...pgPoolDefaults(poolConfig, url), connectionString: url });
   // A client that loses its server emits 'error'; unheard, that kills the
   // process. pg-pool listens only while a client is idle, so every client
   // gets its own listener for the time it is checked out by a query. The
@@ -295,6 +300,31 @@ async function openPostgres(url: string, poolConfig: PgPoolOptions, prepare: Pre
   return makeDatabase(db, 'postgres', url, async () => {
     if (!(pool as { ending?: boolean }).ending) await pool.end();
   });
+}
+
+/** PostgreSQL statement timeout Trestle sets unless told otherwise, in ms. */
+export const PG_STATEMENT_TIMEOUT_MS = 30_000;
+
+/**
+ * The pool settings with Trestle's defaults: a bounded wait for a connection,
+ * pipeline mode, a statement timeout, and a client-side query timeout a
+ * little longer (for a server that answers nothing at all). `0` switches a
+ * timeout off. The URL's own `?statement_timeout=` / `?query_timeout=` win
+ * (node-postgres reads them from the connection string).
+ */
+export function pgPoolDefaults(config: PgPoolOptions, url?: string): PgPoolOptions {
+  const fromUrl = (name: string): number | undefined => {
+    const value = url === undefined || !URL.canParse(url) ? null : new URL(url).searchParams.get(name);
+    return value === null || !/^\d+$/.test(value) ? undefined : Number(value);
+  };
+  const statement = fromUrl('statement_timeout') ?? config.statement_timeout ?? PG_STATEMENT_TIMEOUT_MS;
+  return {
+    connectionTimeoutMillis: 10_000,
+    pipeline: true,
+    ...config,
+    statement_timeout: statement,
+    query_timeout: fromUrl('query_timeout') ?? config.query_timeout ?? (statement > 0 ? statement + 5_000 : 0),
+  };
 }
 
 // The failing query or checkout already reports the error to its caller.

@@ -19,7 +19,7 @@ import {
   ValidationError,
   type ExceptionHandler,
 } from '../exceptions.js';
-import { isOutageError } from '../outage.js';
+import { isOutageError, reportOutage } from '../outage.js';
 import { Response, patchVary } from '../response.js';
 import { negotiateRenderer, rendererForFormat } from '../negotiation.js';
 import type { MediaType } from '../media-types.js';
@@ -336,7 +336,7 @@ export class APIView {
     }
     if (!(err instanceof ApiError) && isOutageError(err)) {
       // The database or Redis is unreachable: the client may retry, this is not a bug.
-      req.raw.log.warn({ err }, 'service unavailable');
+      reportOutage(this.app, err);
       err = new ServiceUnavailable(this.app.settings.SERVICE_UNAVAILABLE_RETRY_AFTER);
     }
     if (err instanceof NotAuthenticated || err instanceof AuthenticationFailed) {

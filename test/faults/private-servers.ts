@@ -1,5 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,6 +51,13 @@ export interface PrivatePostgres {
   /** `pg_ctl stop -m fast`: active backends get 57P01 (admin_shutdown), as on a service restart. */
   stop(): Promise<void>;
   start(): Promise<void>;
+  /**
+   * SIGSTOP to the postmaster and every process of the cluster: the kernel
+   * still accepts connections on its port, but nothing answers (a hung server).
+   */
+  pause(): Promise<void>;
+  /** SIGCONT to the same processes. */
+  resume(): Promise<void>;
   /** Stops the server and deletes its directory. */
   destroy(): Promise<void>;
 }
@@ -96,11 +103,29 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     throw err;
   }
   let destroyed = false;
+  let paused: number[] = [];
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     port,
     stop,
     start,
+    async pause() {
+      const postmaster = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+      // The postmaster first, so that it forks no new backend meanwhile.
+      process.kill(postmaster, 'SIGSTOP');
+      paused = [postmaster, ...childrenOf(postmaster)];
+      for (const pid of paused.slice(1)) process.kill(pid, 'SIGSTOP');
+    },
+    async resume() {
+      for (const pid of paused) {
+        try {
+          process.kill(pid, 'SIGCONT');
+        } catch {
+          // gone meanwhile
+        }
+      }
+      paused = [];
+    },
     async destroy() {
       if (destroyed) return;
       destroyed = true;
@@ -108,6 +133,23 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The pids whose parent is `pid` (from /proc). */
+function childrenOf(pid: number): number[] {
+  const children: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // "pid (comm) state ppid …": comm may hold spaces, so read after the last ')'.
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid) children.push(Number(entry));
+    } catch {
+      // the process ended while listing
+    }
+  }
+  return children;
 }
 
 export interface PrivateRedis {

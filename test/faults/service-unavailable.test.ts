@@ -36,6 +36,8 @@ describe('isOutageError', () => {
     ['Redis loading', new Error('LOADING Redis is loading the dataset in memory')],
     ['wrapped in a cause', new Error('lookup failed', { cause: adminShutdown() })],
     ['one of several addresses', new AggregateError([withCode('connect ECONNREFUSED ::1:5432', 'ECONNREFUSED')])],
+    ['57014 statement timeout', withCode('canceling statement due to statement timeout', '57014')],
+    ['pg: query_timeout (a server that answers nothing)', new Error('Query read timeout')],
   ])('%s is an outage', (_name, err) => {
     expect(isOutageError(err)).toBe(true);
   });
@@ -158,6 +160,39 @@ class ThrottledOpen extends APIView {
 class ThrottledClosed extends ThrottledOpen {
   override throttleClasses = [ClosedThrottle];
 }
+
+class Refused extends APIView {
+  async get(): Promise<never> {
+    throw withCode('connect ECONNREFUSED 127.0.0.1:5432', 'ECONNREFUSED');
+  }
+}
+
+describe('outage log lines are rate-limited', () => {
+  it('one line per kind at once, the rest counted into one line per OUTAGE_LOG_INTERVAL', async () => {
+    const lines: { msg: string; kind?: string; count?: number; err?: unknown }[] = [];
+    const app = await createApp({
+      logger: { level: 'warn', stream: { write: (line: string) => void lines.push(JSON.parse(line)) } },
+      settings: { OUTAGE_LOG_INTERVAL: 0.5 },
+      routes: [path('down/', DatabaseDown), path('refused/', Refused)],
+    });
+    for (let i = 0; i < 20; i++) {
+      const res = await app.inject({ method: 'GET', url: i % 4 === 3 ? '/refused/' : '/down/' });
+      expect(res.statusCode).toBe(503);
+      expect(res.headers['retry-after']).toBe('5');
+      expect(res.json()).toEqual({ detail: 'Service temporarily unavailable, try again later.' });
+    }
+    const outageLines = () => lines.filter((l) => l.msg.startsWith('service unavailable'));
+    expect(outageLines().map((l) => l.msg)).toEqual(['service unavailable (57P01)', 'service unavailable (ECONNREFUSED)']);
+    expect(outageLines()[0]!.err).toMatchObject({ message: 'terminating connection due to administrator command' });
+    // The counts are written when each interval ends.
+    for (let waited = 0; outageLines().length < 4 && waited < 10_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(outageLines().slice(2).map((l) => [l.msg, l.count]).sort()).toEqual([
+      ['service unavailable (57P01): 14 more in the last 0.5 s', 14],
+      ['service unavailable (ECONNREFUSED): 4 more in the last 0.5 s', 4],
+    ]);
+    await app.close();
+  });
+});
 
 describe('throttles while their store is unreachable', () => {
   it('rate throttles fail open: the request goes through uncounted', async () => {
