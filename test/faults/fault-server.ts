@@ -11,6 +11,7 @@
  * Besides the example's routes it serves two routes the tests lean on:
  *   GET  /faults/slow/   holds a database connection for 0.3 s (pg_sleep)
  *   POST /faults/pair/   {"pair": "<id>"}: two rows in one transaction, 0.05 s apart
+ *   GET  /faults/sleep/?s=N   one statement of N seconds (pg_sleep), for the statement timeout
  */
 import { sql, type Kysely } from 'kysely';
 import {
@@ -56,6 +57,11 @@ async function main(): Promise<void> {
     return new Response({ pair: id }, { status: 201 });
   });
 
+  const sleep = apiView(['GET'], async (req: ApiRequest) => {
+    await sql`select pg_sleep(${Number(req.query['s'] ?? 1)})`.execute(db);
+    return { slept: true };
+  });
+
   const rate = '100000/min';
   const app = await createApp({
     settings: {
@@ -68,7 +74,7 @@ async function main(): Promise<void> {
       KEEP_ALIVE_TIMEOUT: 2,
       SERVICE_UNAVAILABLE_RETRY_AFTER: 3,
     },
-    routes: [...routes, path('faults/slow/', slow), path('faults/pair/', pair)],
+    routes: [...routes, path('faults/slow/', slow), path('faults/pair/', pair), path('faults/sleep/', sleep)],
     database,
     users,
     dataDir: process.env['DATA_DIR']!,
