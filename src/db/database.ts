@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { ConnectionOptions } from 'node:tls';
@@ -287,7 +288,10 @@ async function openPostgres(url: string, poolConfig: PgPoolOptions, prepare: Pre
   // query itself fails (503), the pool drops the client on release, and the
   // next checkout connects afresh once the server is back.
   pool.on('error', ignoreLostConnection);
-  pool.on('connect', (client) => client.on('error', ignoreLostConnection));
+  pool.on('connect', (client) => {
+    client.on('error', ignoreLostConnection);
+    liftableQueryTimeout(client);
+  });
   try {
     const client = await pool.connect();
     client.release();
@@ -300,6 +304,27 @@ async function openPostgres(url: string, poolConfig: PgPoolOptions, prepare: Pre
   return makeDatabase(db, 'postgres', url, async () => {
     if (!(pool as { ending?: boolean }).ending) await pool.end();
   });
+}
+
+const untimed = new AsyncLocalStorage<true>();
+
+/**
+ * Runs `fn` with no client-side query timeout on the queries it sends
+ * (migrations: waiting for the migration lock, building an index). The
+ * server-side statement timeout is the session's: `SET statement_timeout = 0`
+ * on the connection lifts it.
+ */
+export function withoutQueryTimeout<T>(fn: () => Promise<T>): Promise<T> {
+  return untimed.run(true, fn);
+}
+
+// node-postgres reads the connection's query_timeout each time a query is sent.
+function liftableQueryTimeout(client: pg.PoolClient): void {
+  const params = (client as unknown as { connectionParameters?: { query_timeout?: unknown } }).connectionParameters;
+  if (!params) return;
+  const configured = params.query_timeout;
+  if (!configured) return;
+  Object.defineProperty(params, 'query_timeout', { get: () => (untimed.getStore() ? undefined : configured), configurable: true });
 }
 
 /** PostgreSQL statement timeout Trestle sets unless told otherwise, in ms. */

@@ -1,5 +1,5 @@
 import { Migrator, NO_MIGRATIONS, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
-import type { Database } from './database.js';
+import { withoutQueryTimeout, type Database } from './database.js';
 import { frameworkMigrations } from './migrations/index.js';
 
 /** Which list a migration belongs to: Trestle's own tables, or the project's. */
@@ -299,14 +299,23 @@ async function withAdvisoryLock<R>(
   conn: Kysely<unknown>,
   fn: (conn: Kysely<unknown>, schema: string | undefined) => Promise<R>,
 ): Promise<R> {
-  const schema = await currentSchema(conn);
-  const key = `trestle_migrate:${schema}`;
-  await sql`select pg_advisory_lock(hashtext(${key}))`.execute(conn);
-  try {
-    return await fn(conn, schema);
-  } finally {
-    await sql`select pg_advisory_unlock(hashtext(${key}))`.execute(conn);
-  }
+  // Waiting for the lock and building an index may take longer than a request's timeouts.
+  return withoutQueryTimeout(async () => {
+    await sql`set statement_timeout = 0`.execute(conn);
+    try {
+      const schema = await currentSchema(conn);
+      const key = `trestle_migrate:${schema}`;
+      await sql`select pg_advisory_lock(hashtext(${key}))`.execute(conn);
+      try {
+        return await fn(conn, schema);
+      } finally {
+        await sql`select pg_advisory_unlock(hashtext(${key}))`.execute(conn);
+      }
+    } finally {
+      // A connection too broken to answer this is dropped by the pool anyway.
+      await sql`reset statement_timeout`.execute(conn).catch(() => {});
+    }
+  });
 }
 
 async function withImmediateTransaction<R>(
