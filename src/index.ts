@@ -273,6 +273,8 @@ export type { AdminRoutesOptions, AdminMessage } from './admin/index.js';
 export {
   openDatabase,
   SQLITE_BUSY_TIMEOUT_MS,
+  PG_STATEMENT_TIMEOUT_MS,
+  withoutQueryTimeout,
   DEFAULT_DATABASE_URL,
   parseDatabaseUrl,
   redactUrl,

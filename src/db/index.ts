@@ -1,4 +1,4 @@
-export { openDatabase, SQLITE_BUSY_TIMEOUT_MS, type Database, type OpenDatabaseOptions, type PgPoolOptions } from './database.js';
+export { openDatabase, SQLITE_BUSY_TIMEOUT_MS, PG_STATEMENT_TIMEOUT_MS, withoutQueryTimeout, type Database, type OpenDatabaseOptions, type PgPoolOptions } from './database.js';
 export { registerSqliteFunctions, SQLITE_FOLD_FUNCTION } from './sqlite-functions.js';
 export { DEFAULT_DATABASE_URL, parseDatabaseUrl, redactUrl } from './url.js';
 export { dialectOf, type DialectName } from './dialect.js';
