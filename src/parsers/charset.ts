@@ -35,19 +35,74 @@ for (const [codec, names] of Object.entries({
   for (const n of names.split(' ')) ALIASES[n] = codec as Codec;
 }
 
-/** Other codecs both Python and the WHATWG decoder know, by Python's normalized name. */
+/**
+ * Other codecs Python knows that the WHATWG decoder can read: the WHATWG
+ * label first, then Python's codec name and its aliases (encodings/aliases.py).
+ * Python's iso8859_9 and iso8859_11 are read by their WHATWG supersets
+ * (windows-1254, windows-874), which differ only in bytes 0x80-0x9F.
+ */
+const WHATWG_CODECS: Record<string, string> = {
+  iso8859_2: 'iso-8859-2 csisolatin2 iso8859_2 iso_8859_2 iso_8859_2_1987 iso_ir_101 l2 latin2',
+  iso8859_3: 'iso-8859-3 csisolatin3 iso8859_3 iso_8859_3 iso_8859_3_1988 iso_ir_109 l3 latin3',
+  iso8859_4: 'iso-8859-4 csisolatin4 iso8859_4 iso_8859_4 iso_8859_4_1988 iso_ir_110 l4 latin4',
+  iso8859_5: 'iso-8859-5 csisolatincyrillic cyrillic iso8859_5 iso_8859_5 iso_8859_5_1988 iso_ir_144',
+  iso8859_6: 'iso-8859-6 arabic asmo_708 csisolatinarabic ecma_114 iso8859_6 iso_8859_6 iso_8859_6_1987 iso_ir_127',
+  iso8859_7: 'iso-8859-7 csisolatingreek ecma_118 elot_928 greek greek8 iso8859_7 iso_8859_7 iso_8859_7_1987 iso_ir_126',
+  iso8859_8: 'iso-8859-8 csisolatinhebrew hebrew iso8859_8 iso_8859_8 iso_8859_8_1988 iso_ir_138',
+  iso8859_9: 'windows-1254 csisolatin5 iso8859_9 iso_8859_9 iso_8859_9_1989 iso_ir_148 l5 latin5',
+  iso8859_10: 'iso-8859-10 csisolatin6 iso8859_10 iso_8859_10 iso_8859_10_1992 iso_ir_157 l6 latin6',
+  iso8859_11: 'windows-874 iso8859_11 iso_8859_11 iso_8859_11_2001 thai',
+  iso8859_13: 'iso-8859-13 iso8859_13 iso_8859_13 l7 latin7',
+  iso8859_14: 'iso-8859-14 iso8859_14 iso_8859_14 iso_8859_14_1998 iso_celtic iso_ir_199 l8 latin8',
+  iso8859_15: 'iso-8859-15 iso8859_15 iso_8859_15 l9 latin9',
+  iso8859_16: 'iso-8859-16 iso8859_16 iso_8859_16 iso_8859_16_2001 iso_ir_226 l10 latin10',
+  cp1250: 'windows-1250 1250 cp1250 windows_1250',
+  cp1251: 'windows-1251 1251 cp1251 windows_1251',
+  cp1252: 'windows-1252 1252 cp1252 windows_1252',
+  cp1253: 'windows-1253 1253 cp1253 windows_1253',
+  cp1254: 'windows-1254 1254 cp1254 windows_1254',
+  cp1255: 'windows-1255 1255 cp1255 windows_1255',
+  cp1256: 'windows-1256 1256 cp1256 windows_1256',
+  cp1257: 'windows-1257 1257 cp1257 windows_1257',
+  cp1258: 'windows-1258 1258 cp1258 windows_1258',
+  cp866: 'ibm866 866 cp866 csibm866 ibm866',
+  cp874: 'windows-874 cp874',
+  koi8_r: 'koi8-r cskoi8r koi8_r',
+  koi8_u: 'koi8-u koi8_u',
+  mac_roman: 'macintosh mac_roman macintosh macroman',
+  mac_cyrillic: 'x-mac-cyrillic mac_cyrillic maccyrillic',
+  shift_jis: 'shift_jis csshiftjis s_jis shift_jis shiftjis sjis x_mac_japanese',
+  euc_jp: 'euc-jp euc_jp eucjp u_jis ujis',
+  iso2022_jp: 'iso-2022-jp csiso2022jp iso2022_jp iso2022jp iso_2022_jp',
+  euc_kr: 'euc-kr euc_kr euckr korean ks_c_5601 ks_c_5601_1987 ks_x_1001 ksc5601 ksx1001 x_mac_korean',
+  gbk: 'gbk 936 cp936 gbk ms936',
+  gb2312: 'gbk chinese csiso58gb231280 euc_cn euccn eucgb2312_cn gb2312 gb2312_1980 gb2312_80 iso_ir_58 x_mac_simp_chinese',
+  gb18030: 'gb18030 gb18030 gb18030_2000',
+  big5: 'big5 big5 big5_tw csbig5 x_mac_trad_chinese',
+};
+
+const WHATWG_ALIASES = new Map<string, string>();
+for (const names of Object.values(WHATWG_CODECS)) {
+  const [label, ...aliases] = names.split(' ');
+  for (const alias of aliases) WHATWG_ALIASES.set(alias, label!);
+}
+
+const supported = new Map<string, boolean>();
+/** The WHATWG label for a normalized Python codec name, when this Node can decode it (its ICU may lack some). */
 function whatwgLabel(normalized: string): string | null {
-  const m = /^(?:iso_?8859_?|iso_8859_)(\d{1,2})$/.exec(normalized);
-  if (m && m[1] !== '1') return `iso-8859-${m[1]}`;
-  const cp = /^(?:cp|windows_)(125\d|866|874)$/.exec(normalized);
-  if (cp) return cp[1]!.startsWith('125') ? `windows-${cp[1]}` : cp[1] === '866' ? 'ibm866' : 'windows-874';
-  const named: Record<string, string> = {
-    koi8_r: 'koi8-r', koi8_u: 'koi8-u', shift_jis: 'shift_jis', sjis: 'shift_jis', s_jis: 'shift_jis', shiftjis: 'shift_jis',
-    euc_jp: 'euc-jp', eucjp: 'euc-jp', ujis: 'euc-jp', iso2022_jp: 'iso-2022-jp', iso_2022_jp: 'iso-2022-jp', csiso2022jp: 'iso-2022-jp',
-    euc_kr: 'euc-kr', euckr: 'euc-kr', gb2312: 'gbk', gbk: 'gbk', cp936: 'gbk', gb18030: 'gb18030', big5: 'big5', csbig5: 'big5',
-    mac_cyrillic: 'x-mac-cyrillic', maccyrillic: 'x-mac-cyrillic', mac_roman: 'macintosh', macroman: 'macintosh', macintosh: 'macintosh',
-  };
-  return named[normalized] ?? null;
+  const label = WHATWG_ALIASES.get(normalized) ?? WHATWG_ALIASES.get(normalized.replaceAll('.', '_'));
+  if (label === undefined) return null;
+  let ok = supported.get(label);
+  if (ok === undefined) {
+    try {
+      new TextDecoder(label);
+      ok = true;
+    } catch {
+      ok = false;
+    }
+    supported.set(label, ok);
+  }
+  return ok ? label : null;
 }
 
 /** A body that does not decode in the request's charset (Python's `UnicodeDecodeError`). */

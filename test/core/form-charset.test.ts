@@ -39,6 +39,18 @@ describe("form and multipart bodies are read in their charset (Django's QueryDic
     expect(cyrillic.json()).toEqual({ received: { a: 'При' } });
   });
 
+  it.each(['latin2', 'l2', 'ISO_8859-2:1987', 'csISOLatin2', 'iso8859_2'])('charset=%s: the names Python gives ISO-8859-2', async (charset) => {
+    const res = await post('city=%A3%F3d%BC', `${FORM}; charset=${charset}`);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ received: { city: 'Łódź' } });
+  });
+
+  it.each(['iso88592', 'iso-8859-12', 'latin-2x'])('charset=%s, which Python does not know, reads UTF-8', async (charset) => {
+    const res = await post('city=%C5%81%C3%B3d%C5%BA', `${FORM}; charset=${charset}`);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ received: { city: 'Łódź' } });
+  });
+
   it('without a charset, or with one Python does not know, the body is UTF-8', async () => {
     for (const contentType of [FORM, `${FORM}; charset=no-such-codec`]) {
       const res = await post('name=J%C3%BCrgen&same=1&same=2', contentType);
