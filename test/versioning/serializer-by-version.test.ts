@@ -11,6 +11,7 @@ import {
   generateOpenAPI,
   integer,
   ListCreateAPIView,
+  RetrieveUpdateAPIView,
   path,
   serializer,
   string,
@@ -54,6 +55,24 @@ function taskView(db: Kysely<DB>) {
   };
 }
 
+function taskDetail(db: Kysely<DB>) {
+  return class TaskDetail extends RetrieveUpdateAPIView<TaskRow, typeof V2> {
+    override authenticationClasses = [];
+    override permissionClasses = [];
+    override versioningClass = Versions;
+    override serializer = V2;
+    override serializerByVersion = { v1: V1 };
+    override getQueryset(_req: ApiRequest) {
+      return db.selectFrom('task').selectAll();
+    }
+    override async performUpdate(req: ApiRequest, task: TaskRow, data: Record<string, unknown>) {
+      const title = (req.version === 'v1' ? data['name'] : data['title']) as string | undefined;
+      if (title === undefined) return task;
+      return db.updateTable('task').set({ title }).where('id', '=', task.id).returningAll().executeTakeFirstOrThrow();
+    }
+  };
+}
+
 describe.each(testDatabases())('serializerByVersion on $name', ({ open }) => {
   let database: Database;
   let app: TrestleApp;
@@ -66,7 +85,7 @@ describe.each(testDatabases())('serializerByVersion on $name', ({ open }) => {
       .addColumn('title', 'varchar(40)', (c) => c.notNull())
       .addColumn('owner', 'varchar(40)', (c) => c.notNull())
       .execute();
-    app = await createApp({ logger: false, routes: [path('<version>/tasks/', taskView(db), { name: 'task-list' })] });
+    app = await createApp({ logger: false, routes: [path('<version>/tasks/', taskView(db), { name: 'task-list' }), path('<version>/tasks/<int:pk>/', taskDetail(db), { name: 'task-detail' })] });
   });
   afterAll(async () => {
     await app.close();
@@ -115,6 +134,41 @@ describe.each(testDatabases())('serializerByVersion on $name', ({ open }) => {
     const v2 = await app.inject({ method: 'OPTIONS', url: '/v2/tasks/' });
     expect(v2.statusCode).toBe(200);
     expect(Object.keys((JSON.parse(v2.body) as { actions: { POST: Record<string, unknown> } }).actions.POST)).toEqual(['id', 'title', 'owner']);
+  });
+
+  it('PATCH validates with the version\'s serializer', async () => {
+    const patch = async (url: string, body: unknown) => {
+      const res = await app.inject({ method: 'PATCH', url, payload: body as Record<string, unknown> });
+      return { status: res.statusCode, type: res.headers['content-type'], body: JSON.parse(res.body) as unknown };
+    };
+    expect(await patch('/v1/tasks/1/', { name: 'x'.repeat(11) })).toEqual({
+      status: 400,
+      type: 'application/json',
+      body: { name: ['Ensure this field has no more than 10 characters.'] },
+    });
+    expect(await patch('/v1/tasks/1/', { name: 'renamed' })).toEqual({ status: 200, type: 'application/json', body: { id: 1, name: 'renamed' } });
+    expect(await patch('/v2/tasks/1/', { title: 'y'.repeat(41) })).toEqual({
+      status: 400,
+      type: 'application/json',
+      body: { title: ['Ensure this field has no more than 40 characters.'] },
+    });
+    expect(await patch('/v2/tasks/1/', { title: 'v2 title' })).toEqual({ status: 200, type: 'application/json', body: { id: 1, title: 'v2 title', owner: 'v1 client' } });
+  });
+
+  it("the browsable API's form has the version's fields", async () => {
+    const page = async (version: string) => {
+      const res = await app.inject({ method: 'GET', url: `/${version}/tasks/`, headers: { accept: 'text/html' } });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+      return res.body;
+    };
+    const v1 = await page('v1');
+    expect(v1).toContain('name="name"');
+    expect(v1).not.toContain('name="owner"');
+    const v2 = await page('v2');
+    expect(v2).toContain('name="title"');
+    expect(v2).toContain('name="owner"');
+    expect(v2).not.toContain('name="name"');
   });
 
   it('OpenAPI offers each version\'s request, response and 400 shapes', () => {
