@@ -301,7 +301,9 @@ class QuerySource<T> implements PageSource<T> {
       const n = piece.values.length;
       const build = (values: readonly unknown[]) => seekQuery(listing, order, piece.where(values.slice(0, n)), values[n] as number, values[n + 1] as number);
       let got: T[];
-      const derived = compiled !== null && executor !== null ? compileDerived(compiled, kind, [...piece.values, want, offset], (v) => build(v).compile()) : null;
+      // The executor is known from the listing's compile: later compiles (another piece, a first
+      // dialect probe) must not hide it, so the shape is derived on it directly.
+      const derived = compiled !== null && executor !== null ? deriveOn(executor, compiled, kind, [...piece.values, want, offset], (v) => ownCompile(executor, build(v).compile())) : null;
       if (derived !== null) got = (await derived.executor.executeQuery(derived.query)).rows;
       else got = (await build([...piece.values, want, offset]).execute()) as T[];
       for (const row of got) rows.push(exact ? takeExact(row, order) : row);
