@@ -82,7 +82,11 @@ export interface PgPoolOptions {
 export interface OpenDatabaseOptions {
   /** Extra `pg.Pool` settings (size, timeouts). Ignored for SQLite. */
   pgPool?: PgPoolOptions;
-  /** How long SQLite waits for another process's write lock, in ms (default 5000). */
+  /**
+   * How long SQLite waits for another process's write lock, in ms (default
+   * 5000); past it the request is a 503. The URL may say it too:
+   * `sqlite:./data/app.sqlite3?busy_timeout=10000`.
+   */
   sqliteBusyTimeoutMs?: number;
   /**
    * PostgreSQL: a statement is prepared on a connection (parsed and planned
@@ -114,7 +118,9 @@ export async function openDatabase(url?: string, options: OpenDatabaseOptions = 
   const target = url ?? process.env['DATABASE_URL'] ?? DEFAULT_DATABASE_URL;
   const parsed = parseDatabaseUrl(target);
   if (parsed.dialect === 'sqlite') {
-    return openSqlite(target, parsed.filename, options.sqliteBusyTimeoutMs ?? SQLITE_BUSY_TIMEOUT_MS);
+    const { url: fileUrl, busyTimeoutMs } = takeBusyTimeout(target);
+    const file = parseDatabaseUrl(fileUrl) as { filename: string };
+    return openSqlite(target, file.filename, options.sqliteBusyTimeoutMs ?? busyTimeoutMs ?? SQLITE_BUSY_TIMEOUT_MS);
   }
   const { url: pgUrl, threshold } = takePrepareThreshold(target);
   const prepare = {
@@ -126,6 +132,18 @@ export async function openDatabase(url?: string, options: OpenDatabaseOptions = 
   }
   if (!(Number.isInteger(prepare.max) && prepare.max >= 1)) throw new Error(`pgPreparedMax must be a positive whole number, not ${String(prepare.max)}.`);
   return openPostgres(pgUrl, options.pgPool ?? {}, prepare);
+}
+
+/**
+ * `?busy_timeout=<ms>` of a SQLite URL (`sqlite:./data/app.sqlite3?busy_timeout=10000`),
+ * taken out of the file name: how long a write waits for another process's lock.
+ */
+function takeBusyTimeout(url: string): { url: string; busyTimeoutMs: number | null } {
+  const m = /\?busy_timeout=([^&#]*)$/.exec(url);
+  if (!m) return { url, busyTimeoutMs: null };
+  const raw = decodeURIComponent(m[1]!).trim();
+  if (!/^\d+$/.test(raw)) throw new Error(`busy_timeout in the database URL must be a whole number of milliseconds, not "${m[1]}".`);
+  return { url: url.slice(0, m.index), busyTimeoutMs: Number(raw) };
 }
 
 /** `?prepare_threshold=` of a PostgreSQL URL (a number, or `none`), taken out of the URL the driver sees. */

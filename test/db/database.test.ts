@@ -32,6 +32,30 @@ describe('openDatabase on SQLite', () => {
     }
   });
 
+  it('?busy_timeout= in the URL sets how long a write waits for the lock; the option overrides it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'trestle-open-'));
+    dirs.push(dir);
+    const file = join(dir, 'app.sqlite3');
+    const busy = async (database: Database) =>
+      Object.values((await sql.raw<Record<string, unknown>>('pragma busy_timeout').execute(database.db)).rows[0]!)[0];
+    const fromUrl = await openDatabase(`sqlite:${file}?busy_timeout=1234`);
+    try {
+      expect(await busy(fromUrl)).toBe(1234);
+      expect(existsSync(file)).toBe(true);
+    } finally {
+      await fromUrl.close();
+    }
+    const fromOption = await openDatabase(`sqlite:${file}?busy_timeout=1234`, { sqliteBusyTimeoutMs: 50 });
+    try {
+      expect(await busy(fromOption)).toBe(50);
+    } finally {
+      await fromOption.close();
+    }
+    await expect(openDatabase(`sqlite:${file}?busy_timeout=soon`)).rejects.toThrow(
+      'busy_timeout in the database URL must be a whole number of milliseconds, not "soon".',
+    );
+  });
+
   it('opens an in-memory database', async () => {
     const database = await openDatabase('sqlite::memory:');
     const { rows } = await sql<{ one: number }>`select 1 as one`.execute(database.db);
