@@ -8,7 +8,10 @@
 import { sql, type Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
+  CreateAPIView,
+  FieldError,
   GenericAPIView,
+  ValidationError,
   ListCreateAPIView,
   RetrieveUpdateDestroyAPIView,
   UniqueTogetherValidator,
@@ -310,5 +313,95 @@ describe.each(testDatabases())('constraints on $name', ({ name, open }) => {
       expect(res.json()).toEqual({ title: ['This field must be unique.'] });
     }
     expect(await count('book')).toBe(1);
+  });
+});
+
+describe('validators of any kind', () => {
+  const Period = serializer(
+    {
+      code: string({
+        validators: [
+          (value: string) => {
+            if (value.length < 3) throw new FieldError(['Too short.']);
+          },
+          {
+            validate(value: string) {
+              if (!/^[A-Z]/.test(value)) throw new ValidationError('Must start with a capital.');
+            },
+          },
+        ],
+      }),
+      start: integer(),
+      end: integer(),
+    },
+    {
+      validators: [
+        (attrs) => {
+          const { start, end } = attrs as { start: number; end: number };
+          if (start > end) throw new ValidationError({ end: ['Must not be before start.'] });
+        },
+        async (attrs) => {
+          if ((attrs as { code: string }).code === 'NONE') throw new FieldError(['NONE is reserved.']);
+        },
+      ],
+    },
+  );
+  class Periods extends CreateAPIView {
+    override serializer = Period as never;
+    override performCreate(_req: ApiRequest, data: unknown) {
+      return data;
+    }
+  }
+
+  let app: TrestleApp;
+  beforeEach(async () => {
+    app = await createApp({ logger: false, settings: { DEFAULT_AUTHENTICATION_CLASSES: [] }, routes: [path('periods/', Periods)] });
+  });
+  afterEach(() => app.close());
+  const post = (payload: object) => app.inject({ method: 'POST', url: '/periods/', payload });
+
+  it('every field validator runs and their messages are kept in order', async () => {
+    const res = await post({ code: 'ab', start: 1, end: 2 });
+    expect(res.statusCode).toBe(400);
+    expect(res.headers['content-type']).toBe('application/json');
+    expect(res.json()).toEqual({ code: ['Too short.', 'Must start with a capital.'] });
+  });
+
+  it('serializer validators run after the fields passed: a map goes under its fields, a list under non_field_errors', async () => {
+    const both = await post({ code: 'ab', start: 3, end: 2 });
+    expect(both.statusCode).toBe(400);
+    expect(both.json()).toEqual({ code: ['Too short.', 'Must start with a capital.'] });
+    const map = await post({ code: 'ABC', start: 3, end: 2 });
+    expect(map.statusCode).toBe(400);
+    expect(map.json()).toEqual({ end: ['Must not be before start.'] });
+    const list = await post({ code: 'NONE', start: 1, end: 2 });
+    expect(list.statusCode).toBe(400);
+    expect(list.json()).toEqual({ non_field_errors: ['NONE is reserved.'] });
+    const ok = await post({ code: 'ABC', start: 1, end: 2 });
+    expect(ok.statusCode).toBe(201);
+    expect(ok.json()).toEqual({ code: 'ABC', start: 1, end: 2 });
+  });
+
+  it('a validator that fails for another reason is a 500, not a validation message', async () => {
+    const Broken = serializer({
+      code: string({
+        validators: [
+          () => {
+            throw new TypeError('bug');
+          },
+        ],
+      }),
+    });
+    class BrokenView extends Periods {
+      override serializer = Broken as never;
+    }
+    const other = await createApp({ logger: false, settings: { DEFAULT_AUTHENTICATION_CLASSES: [] }, routes: [path('broken/', BrokenView)] });
+    try {
+      const res = await other.inject({ method: 'POST', url: '/broken/', payload: { code: 'ABC' } });
+      expect(res.statusCode).toBe(500);
+      expect(res.json()).toEqual({ detail: 'A server error occurred.' });
+    } finally {
+      await other.close();
+    }
   });
 });
