@@ -739,8 +739,11 @@ export async function runChild<I>(child: Field<I, unknown, FieldFlags>, value: u
     if (child.allowNull) return null as I;
     child.fail('null');
   }
-  const out = child.toInternal(value, ctx);
-  return isThenable(out) ? await out : out;
+  const raw = child.toInternal(value, ctx);
+  const out = isThenable(raw) ? await raw : raw;
+  // The child's own `validators`, as DRF's child `run_validation` runs them.
+  if (child.validators.length > 0) await child.runValidators(out, ctx, null);
+  return out;
 }
 
 export interface DictOptions<T> extends FieldOptions<Record<string, T>> {

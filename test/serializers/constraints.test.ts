@@ -19,6 +19,7 @@ import {
   addIdColumn,
   createApp,
   integer,
+  list,
   path,
   primaryKeyRelated,
   serializer,
@@ -380,6 +381,24 @@ describe('validators of any kind', () => {
     const ok = await post({ code: 'ABC', start: 1, end: 2 });
     expect(ok.statusCode).toBe(201);
     expect(ok.json()).toEqual({ code: 'ABC', start: 1, end: 2 });
+  });
+
+  it('a list child runs its validators for each item, errors keyed by index', async () => {
+    const Tags = serializer({
+      tags: list(string({ validators: [(v: string) => { if (v !== v.toLowerCase()) throw new FieldError(['Lower case only.']); }] })),
+    });
+    class TagsView extends Periods {
+      override serializer = Tags as never;
+    }
+    const other = await createApp({ logger: false, settings: { DEFAULT_AUTHENTICATION_CLASSES: [] }, routes: [path('tags/', TagsView)] });
+    try {
+      const res = await other.inject({ method: 'POST', url: '/tags/', payload: { tags: ['ok', 'NO', 'fine'] } });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toEqual({ tags: { '1': ['Lower case only.'] } });
+      expect((await other.inject({ method: 'POST', url: '/tags/', payload: { tags: ['ok'] } })).statusCode).toBe(201);
+    } finally {
+      await other.close();
+    }
   });
 
   it('a validator that fails for another reason is a 500, not a validation message', async () => {
