@@ -5,10 +5,11 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import BetterSqlite3 from 'better-sqlite3';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { APIView, createApp, path, type ApiRequest } from '../../src/index.js';
 import { openDatabase } from '../../src/db/database.js';
-import { TRESTLE_NODE_ARGS, runTrestle } from '../helpers/cli.js';
+import { migrate } from '../../src/db/migrate.js';
+import { TRESTLE_NODE_ARGS } from '../helpers/cli.js';
 
 // Several processes on one SQLite file, as `trestle serve --workers 2` runs
 // them: the processes are what is tested, so the server is the real command.
@@ -74,8 +75,21 @@ describe('two processes on one SQLite file', () => {
     // An ES module package: the config then loads through the CLI's own module loader (one copy of Trestle).
     writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
     const url = `sqlite:${join(dir, 'app.sqlite3')}`;
-    const migrated = await runTrestle(['migrate'], { cwd: dir, env: { DATABASE_URL: url } });
-    expect(migrated.code, migrated.stderr).toBe(0);
+    // Migrated here rather than by a third process (the same migration the project declares).
+    const database = await openDatabase(url);
+    try {
+      await migrate(database, {
+        '0001_counter': {
+          // eslint-disable-next-line @typescript-eslint/no-explicit-any
+          async up(db: Kysely<any>) {
+            await db.schema.createTable('counter').addColumn('id', 'integer', (c) => c.primaryKey()).addColumn('value', 'integer', (c) => c.notNull()).execute();
+            await db.insertInto('counter').values({ id: 1, value: 0 }).execute();
+          },
+        },
+      });
+    } finally {
+      await database.close();
+    }
 
     const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'silent' };
     delete env['TRESTLE_CONFIG'];
@@ -109,7 +123,7 @@ describe('two processes on one SQLite file', () => {
     const final = await fetch(`${address}bump/`);
     expect(final.status).toBe(200);
     expect(await final.json()).toEqual({ value: 60 });
-  }, 120_000);
+  }, 300_000);
 });
 
 describe('a lock held past busy_timeout', () => {
