@@ -96,6 +96,10 @@ export function orderByTerms(terms: readonly SortTerm[]) {
  * Allowed names come from `orderingFields` only: unlike DRF, which allows
  * every serializer field when it is unset, an unset list allows nothing.
  *
+ * The ordering applied always ends in the view's `primaryKey` (`id`,
+ * ascending) unless it names it already, so ties have one order and pages
+ * never skip or repeat a row; NULLs sort last ascending, first descending.
+ *
  * @example
  * class BookList extends ListAPIView<Book> {
  *   override filterBackends = [OrderingFilter];
