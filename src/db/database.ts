@@ -299,7 +299,8 @@ function withStatementCache(sqlite: BetterSqlite3.Database, size = SQLITE_STATEM
 }
 
 async function openPostgres(url: string, poolConfig: PgPoolOptions, prepare: PrepareSettings): Promise<Database> {
-  const pool = new (loadPg().Pool)({ ...pgPoolDefaults(poolConfig, url), connectionString: url });
+  const settings = pgPoolDefaults(poolConfig, url);
+  const pool = new (loadPg().Pool)({ ...settings.config, connectionString: settings.url });
   // A client that loses its server emits 'error'; unheard, that kills the
   // process. pg-pool listens only while a client is idle, so every client
   // gets its own listener for the time it is checked out by a query. The
@@ -352,22 +353,33 @@ export const PG_STATEMENT_TIMEOUT_MS = 30_000;
  * The pool settings with Trestle's defaults: a bounded wait for a connection,
  * pipeline mode, a statement timeout, and a client-side query timeout a
  * little longer (for a server that answers nothing at all). `0` switches a
- * timeout off. The URL's own `?statement_timeout=` / `?query_timeout=` win
- * (node-postgres reads them from the connection string).
+ * timeout off. The URL's own `?statement_timeout=` / `?query_timeout=`
+ * (milliseconds) win; they are taken out of the URL the driver sees.
  */
-export function pgPoolDefaults(config: PgPoolOptions, url?: string): PgPoolOptions {
-  const fromUrl = (name: string): number | undefined => {
-    const value = url === undefined || !URL.canParse(url) ? null : new URL(url).searchParams.get(name);
-    return value === null || !/^\d+$/.test(value) ? undefined : Number(value);
-  };
-  const statement = fromUrl('statement_timeout') ?? config.statement_timeout ?? PG_STATEMENT_TIMEOUT_MS;
+export function pgPoolDefaults(config: PgPoolOptions, url = ''): { config: PgPoolOptions; url: string } {
+  // Taken out of the URL: node-postgres would read `query_timeout=0` as the string "0", a timeout of 0 ms.
+  const taken = takeMilliseconds(url, 'statement_timeout');
+  const query = takeMilliseconds(taken.url, 'query_timeout');
+  const statement = taken.value ?? config.statement_timeout ?? PG_STATEMENT_TIMEOUT_MS;
   return {
-    connectionTimeoutMillis: 10_000,
-    pipeline: true,
-    ...config,
-    statement_timeout: statement,
-    query_timeout: fromUrl('query_timeout') ?? config.query_timeout ?? (statement > 0 ? statement + 5_000 : 0),
+    url: query.url,
+    config: {
+      connectionTimeoutMillis: 10_000,
+      pipeline: true,
+      ...config,
+      statement_timeout: statement,
+      query_timeout: query.value ?? config.query_timeout ?? (statement > 0 ? statement + 5_000 : 0),
+    },
   };
+}
+
+/** `?<name>=<ms>` of a PostgreSQL URL, taken out of the URL the driver sees. */
+function takeMilliseconds(url: string, name: string): { url: string; value: number | undefined } {
+  const m = new RegExp(`([?&])${name}=([^&#]*)(&?)`).exec(url);
+  if (!m) return { url, value: undefined };
+  const raw = decodeURIComponent(m[2]!).trim();
+  if (!/^\d+$/.test(raw)) throw new Error(`${name} in the database URL must be a whole number of milliseconds (0: none), not "${m[2]}".`);
+  return { url: url.slice(0, m.index) + (m[3] ? m[1] : '') + url.slice(m.index + m[0].length), value: Number(raw) };
 }
 
 // The failing query or checkout already reports the error to its caller.

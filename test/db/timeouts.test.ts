@@ -27,6 +27,16 @@ describe.runIf(pgAvailable())('PostgreSQL timeouts', () => {
     expect(await showTimeout(await open())).toBe('30s');
   });
 
+  it('0 in the URL switches both timeouts off; a value that is not milliseconds is refused', async () => {
+    const database = await open({ statement_timeout: '0', query_timeout: '0' });
+    expect(await showTimeout(database)).toBe('0');
+    const slept = await sql<{ ok: number }>`select 1 as ok from pg_sleep(0.2)`.execute(database.db as Kysely<unknown>);
+    expect(slept.rows).toEqual([{ ok: 1 }]);
+    await expect(open({ statement_timeout: '5s' })).rejects.toThrow(
+      'statement_timeout in the database URL must be a whole number of milliseconds (0: none), not "5s".',
+    );
+  });
+
   it('a statement past the timeout (set in the URL) is a 503 with Retry-After; the next request is served', async () => {
     const database = await open({ statement_timeout: '200' });
     const sleep = apiView(['GET'], async (req) => {
