@@ -358,3 +358,23 @@ export { settingsFromEnvironment, withOperatorEnvironment } from './environment.
 export { addIdColumn, TIMESTAMP_TYPE, BOOLEAN_TYPE } from './db/migrations/helpers.js';
 export { setCookie, clearCookie } from './cookies.js';
 export type { CookieOptions } from './cookies.js';
+export { model, field, Model, ModelField, RelationField, checkConstraint, uniqueConstraint, columnType } from './models/index.js';
+export type {
+  FieldKind,
+  ModelFieldOptions,
+  CharOptions,
+  DecimalOptions,
+  DateTimeOptions,
+  RelationOptions,
+  OnDelete,
+  Choice,
+  TargetRef,
+  ModelMeta,
+  IndexDeclaration,
+  ConstraintDeclaration,
+  FieldMap,
+  TableOf,
+  InsertOf,
+  AnyModel,
+  DatabaseOf,
+} from './models/index.js';
