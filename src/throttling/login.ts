@@ -105,6 +105,9 @@ export class LoginThrottle {
       const delay = Math.min(initial * 2 ** Math.min(nameHit.count - perName.limit, 60), max);
       const slot = await this.store.hit(`login_backoff_${name}`, now, delay, 1);
       if (!slot.allowed) throw new Throttled(Math.max((slot.oldest ?? now) + delay - now, 1), this.message);
+      // The store keeps a key as long as the window it was written with: keep this
+      // one for the longest delay, as the next attempt may wait longer than this one.
+      await this.store.hit(`login_backoff_${name}`, now, max, RECORD_LIMIT);
     }
     return attempt;
   }

@@ -137,6 +137,19 @@ describe('failed logins with small rates', () => {
     await app.close();
   });
 
+  it('a longer delay counts from the last attempt even when the shorter one has passed', async () => {
+    const app = await appWith(fx, { settings: { LOGIN_FAILURE_RATES: RATES }, routes });
+    let now = 1_500_000;
+    loginThrottle(app.trestle).timer = () => now;
+    for (let i = 0; i < 6; i++) expect((await token(app, 'alice', 'guess', `10.0.11.${i}`)).statusCode).toBe(400);
+    expect((await token(app, 'alice', 'guess', '10.0.11.10')).statusCode).toBe(400); // the 1 s slot
+    now += 1.5; // past 1 s, not yet past the 2 s the next attempt must wait
+    expectBackoff(await token(app, 'alice', 'guess', '10.0.11.11'), 1);
+    now += 0.5;
+    expect((await token(app, 'alice', 'guess', '10.0.11.12')).statusCode).toBe(400);
+    await app.close();
+  });
+
   it('the backoff stops at LOGIN_FAILURE_BACKOFF.max', async () => {
     const app = await appWith(fx, { settings: { LOGIN_FAILURE_RATES: RATES, LOGIN_FAILURE_BACKOFF: { initial: 1, max: 5 } }, routes });
     let now = 2_000_000;
