@@ -355,6 +355,9 @@ export type { HealthState } from './health.js';
 export { defineProject } from './project.js';
 export type { ProjectConfig, ProjectContext, ProjectAppOptions } from './project.js';
 export { settingsFromEnvironment, withOperatorEnvironment } from './environment.js';
+// Project commands (`commands` in trestle.config.ts) and the CLI's error types.
+export { CliError, UsageError, defineCommand } from './cli/command.js';
+export type { Command, CommandArgs, CommandContext, CommandOptions, ProjectCommand, CliIO } from './cli/command.js';
 export { addIdColumn, TIMESTAMP_TYPE, BOOLEAN_TYPE } from './db/migrations/helpers.js';
 export { setCookie, clearCookie } from './cookies.js';
 export type { CookieOptions } from './cookies.js';

@@ -5,6 +5,7 @@ import type { SettingsInput } from './settings.js';
 import type { RouteEntry } from './routing/routes.js';
 import type { Database } from './db/database.js';
 import type { UserStore } from './users/store.js';
+import type { ProjectCommand } from './cli/command.js';
 
 /** What `seed` receives: the open, migrated database and the user store. */
 export interface ProjectContext {
@@ -49,6 +50,8 @@ export interface ProjectConfig {
   userStore?: (database: Database) => UserStore;
   /** Builds the app `trestle serve` listens with; defaults to Trestle's `createApp`. */
   createApp?: (options: ProjectAppOptions) => Promise<FastifyInstance>;
+  /** The project's own `trestle <name>` commands, listed by `trestle help` (see docs/cli.md). */
+  commands?: readonly ProjectCommand[];
 }
 
 /**

@@ -2,6 +2,7 @@ import type { ParseArgsConfig } from 'node:util';
 import type { Database } from '../db/database.js';
 import type { UserStore } from '../users/store.js';
 import type { LoadedProject } from './load-project.js';
+import type { ProjectContext } from '../project.js';
 
 /** The streams a command talks through (the process's, or a test's). */
 export interface CliIO {
@@ -34,6 +35,12 @@ export interface CommandContext {
   database(): Promise<Database>;
   /** The user store, after checking the users table is migrated. */
   users(): Promise<UserStore>;
+  /**
+   * The project's services, as its `seed` hook gets them: the database
+   * (also typed by the app's `AppTypes`), the user store (framework tables
+   * migrated), and `log` printing a line on stdout.
+   */
+  services(): Promise<ProjectContext>;
 }
 
 export type CommandOptions = NonNullable<ParseArgsConfig['options']>;
@@ -45,8 +52,9 @@ export interface CommandArgs {
 }
 
 /**
- * One `trestle <name>` command. To add one: a file in `src/cli/commands/`
- * exporting a `Command`, plus one entry in `src/cli/commands/index.ts`.
+ * One `trestle <name>` command: a built-in one (listed in
+ * `src/cli/commands/index.ts`), or a project's, declared in
+ * `trestle.config.ts` under `commands` (see `ProjectCommand`).
  */
 export interface Command {
   name: string;
@@ -86,4 +94,22 @@ export class UsageError extends CliError {
   constructor(message: string) {
     super(message, 2);
   }
+}
+
+/**
+ * A command a project declares in `trestle.config.ts` (`commands: [...]`),
+ * Django's management commands: `usage`, `help` and `options` may be left
+ * out. It runs like a built-in command: `ctx.services()` opens the
+ * database and user store, `CliError` is a one-line failure (exit 1),
+ * `UsageError` a usage mistake (exit 2), the returned number the exit code.
+ */
+export interface ProjectCommand extends Omit<Command, 'usage' | 'help' | 'options'> {
+  usage?: string;
+  help?: string[];
+  options?: CommandOptions;
+}
+
+/** Declares a project command (an identity function for its types). */
+export function defineCommand(command: ProjectCommand): ProjectCommand {
+  return command;
 }

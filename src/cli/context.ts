@@ -3,6 +3,7 @@ import { DEFAULT_DATABASE_URL } from '../db/url.js';
 import { listMigrations } from '../db/migrate.js';
 import { KyselyUserStore } from '../users/kysely-user-store.js';
 import type { UserStore } from '../users/store.js';
+import type { ProjectContext } from '../project.js';
 import { CliError, type CliIO, type CommandContext, type GlobalOptions } from './command.js';
 import { loadProject, type LoadedProject } from './load-project.js';
 
@@ -19,9 +20,15 @@ export function resolveDatabaseUrl(globals: GlobalOptions, env: NodeJS.ProcessEn
   return globals.databaseUrl ?? env['DATABASE_URL'] ?? project.config.databaseUrl ?? DEFAULT_DATABASE_URL;
 }
 
-/** Builds the lazily-opening context a command runs with. */
-export function createCommandContext(io: CliIO, globals: GlobalOptions, cwd: string, env: NodeJS.ProcessEnv): ClosableContext {
-  let project: Promise<LoadedProject> | null = null;
+/** Builds the lazily-opening context a command runs with (`loaded`: the project, when already loaded). */
+export function createCommandContext(
+  io: CliIO,
+  globals: GlobalOptions,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  loaded?: Promise<LoadedProject>,
+): ClosableContext {
+  let project: Promise<LoadedProject> | null = loaded ?? null;
   let database: Promise<Database> | null = null;
   let users: Promise<UserStore> | null = null;
 
@@ -41,6 +48,11 @@ export function createCommandContext(io: CliIO, globals: GlobalOptions, cwd: str
         await ensureFrameworkMigrated(db);
         return p.config.userStore ? p.config.userStore(db) : new KyselyUserStore(db.db);
       })()),
+    async services() {
+      const [database, users] = await Promise.all([ctx.database(), ctx.users()]);
+      // The project's tables are its own (`AppTypes`); the framework only opened the connection.
+      return { database, db: database.db as unknown as ProjectContext['db'], users, log: ctx.print };
+    },
     async close() {
       if (database) await (await database.catch(() => null))?.close();
     },

@@ -7,14 +7,15 @@ const GLOBAL_HELP = [
   '-h, --help            show help',
 ];
 
-/** `trestle help`. */
-export function generalHelp(): string {
-  const width = Math.max(...commands.map((c) => c.name.length));
+/** `trestle help`: the built-in commands, then the project's (`project`). */
+export function generalHelp(project: readonly Command[] = []): string {
+  const width = Math.max(...[...commands, ...project].map((c) => c.name.length));
   return [
     'Usage: trestle <command> [options]',
     '',
     'Commands:',
     ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    ...(project.length ? ['', 'Project commands (trestle.config.ts):', ...project.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`)] : []),
     '',
     'Options for every command:',
     ...GLOBAL_HELP.map((l) => `  ${l}`),

@@ -3,7 +3,10 @@ import type { CliIO, Command, CommandArgs, GlobalOptions } from './command.js';
 import { CliError, UsageError } from './command.js';
 import { findCommand } from './commands/index.js';
 import { createCommandContext } from './context.js';
-import { generalHelp, commandHelp } from './help-text.js';
+import { commandHelp } from './help-text.js';
+import { helpCommand } from './commands/help.js';
+import { loadProject, type LoadedProject } from './load-project.js';
+import { projectCommands } from './project-commands.js';
 
 /** Options every command accepts, wherever they appear on the line. */
 const GLOBAL_OPTIONS = {
@@ -29,13 +32,16 @@ export async function main(
   try {
     const { name, rest } = splitCommand(argv);
     if (!name) {
-      if (rest.includes('--help') || rest.includes('-h')) {
-        io.stdout.write(`${generalHelp()}\n`);
-        return 0;
-      }
+      if (rest.includes('--help') || rest.includes('-h')) return await runCommand(helpCommand, { values: {}, positionals: [] }, io, cwd, env, configOption(rest));
       throw new UsageError('No command given. Run "trestle help" for the list.');
     }
-    const command = findCommand(name);
+    let command = findCommand(name);
+    let loaded: Promise<LoadedProject> | undefined;
+    if (!command) {
+      // Not built in: perhaps one of the project's commands (trestle.config.ts).
+      loaded = loadProject(cwd, configOption(rest), env);
+      command = projectCommands(await loaded).find((c) => c.name === name);
+    }
     if (!command) throw new UsageError(`Unknown command "${name}". Run "trestle help" for the list.`);
     label = `trestle ${command.name}`;
     const args = parseCommandArgs(command, rest);
@@ -43,18 +49,27 @@ export async function main(
       io.stdout.write(`${commandHelp(command)}\n`);
       return 0;
     }
-    return await runCommand(command, args, io, cwd, env);
+    return await runCommand(command, args, io, cwd, env, undefined, loaded);
   } catch (err) {
     io.stderr.write(`${label}: ${oneLine(err)}\n`);
     return err instanceof CliError ? err.exitCode : 1;
   }
 }
 
-async function runCommand(command: Command, args: CommandArgs, io: CliIO, cwd: string, env: NodeJS.ProcessEnv): Promise<number> {
+async function runCommand(
+  command: Command,
+  args: CommandArgs,
+  io: CliIO,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  config?: string,
+  loaded?: Promise<LoadedProject>,
+): Promise<number> {
   const globals: GlobalOptions = {};
   if (typeof args.values['config'] === 'string') globals.config = args.values['config'];
+  else if (config !== undefined) globals.config = config;
   if (typeof args.values['database-url'] === 'string') globals.databaseUrl = args.values['database-url'];
-  const ctx = createCommandContext(io, globals, cwd, env);
+  const ctx = createCommandContext(io, globals, cwd, env, loaded);
   try {
     if (!command.outputIsData) return await command.run(ctx, args);
     const { logsOnStderr } = await import('../app.js');
@@ -62,6 +77,18 @@ async function runCommand(command: Command, args: CommandArgs, io: CliIO, cwd: s
   } finally {
     await ctx.close();
   }
+}
+
+/** `--config PATH` / `--config=PATH` before the line is parsed (the project must load to know its commands). */
+function configOption(rest: string[]): string | undefined {
+  let value: string | undefined;
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i]!;
+    if (arg === '--') break;
+    if (arg === '--config') value = rest[++i];
+    else if (arg.startsWith('--config=')) value = arg.slice('--config='.length);
+  }
+  return value;
 }
 
 /** The first word that is not an option (nor a global option's value) is the command. */

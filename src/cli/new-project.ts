@@ -56,6 +56,7 @@ export function newProjectFiles(options: NewProjectOptions): Record<string, stri
     'src/migrations.ts': MIGRATIONS,
     'src/notes.ts': NOTES,
     'src/routes.ts': ROUTES,
+    'src/commands.ts': COMMANDS,
     'test/notes.test.ts': TEST,
     'README.md': readme(options.name),
   };
@@ -70,6 +71,7 @@ import {
   SessionAuthentication,
   TokenAuthentication,
 } from 'trestle';
+import { addNote } from './src/commands.js';
 import { migrations } from './src/migrations.js';
 import { routes } from './src/routes.js';
 
@@ -82,7 +84,38 @@ export default defineProject({
   },
   routes,
   migrations,
+  commands: [addNote],
   databaseUrl: 'sqlite:./data/db.sqlite3',
+});
+`;
+
+const COMMANDS = `import { CliError, defineCommand } from 'trestle';
+
+/**
+ * The project's own commands, listed by \`npx trestle help\`:
+ *
+ *     npx trestle addnote "Buy milk" --body "Two litres"     # prints the new note's id
+ */
+export const addNote = defineCommand({
+  name: 'addnote',
+  summary: 'Add a note from the command line and print its id.',
+  usage: 'addnote <title> [--body TEXT]',
+  help: ["--body TEXT   the note's text (default: empty)"],
+  options: { body: { type: 'string' } },
+  positionals: { min: 1, max: 1 },
+  async run(ctx, args) {
+    const title = args.positionals[0]!.trim();
+    if (title === '' || title.length > 200) throw new CliError('The title must have 1 to 200 characters.');
+    const body = typeof args.values['body'] === 'string' ? args.values['body'] : '';
+    const { db } = await ctx.services();
+    const note = await db
+      .insertInto('notes')
+      .values({ title, body, created: new Date().toISOString() })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    ctx.print(String(note.id));
+    return 0;
+  },
 });
 `;
 
@@ -294,7 +327,13 @@ curl -H "Authorization: Token $KEY" -H "Content-Type: application/json" \\
      -d '{"title": "Hello"}' http://127.0.0.1:8000/api/notes/
 \`\`\`
 
-\`trestle.config.ts\` lists the settings, routes and migrations;
-\`src/notes.ts\` is the resource, \`src/migrations.ts\` its table.
+\`trestle.config.ts\` lists the settings, routes, migrations and commands;
+\`src/notes.ts\` is the resource, \`src/migrations.ts\` its table,
+\`src/commands.ts\` the project's own \`trestle\` commands:
+
+\`\`\`sh
+npx trestle help                       # Trestle's commands, then the project's
+npx trestle addnote "Buy milk"         # prints the new note's id
+\`\`\`
 `;
 }

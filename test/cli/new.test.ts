@@ -75,7 +75,7 @@ describe('trestle new: the dependency on Trestle installs', () => {
 /** `sh -c script` in `cwd`, where `npx trestle …` runs this checkout's CLI. */
 function shell(script: string, cwd: string): { status: number | null; stdout: string; stderr: string } {
   const npx = `npx() { [ "$1" = trestle ] || exit 97; shift; ${[process.execPath, ...TRESTLE_NODE_ARGS].map((a) => `'${a}'`).join(' ')} "$@"; }`;
-  const result = spawnSync('sh', ['-ec', `${npx}\n${script}`], { cwd, encoding: 'utf8', env: cleanEnv() });
+  const result = spawnSync('sh', ['-ec', `${npx}\n${script}`], { cwd, encoding: 'utf8', env: cleanEnv(), timeout: 240_000 });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -86,7 +86,7 @@ function cleanEnv(): NodeJS.ProcessEnv {
 }
 
 describe('trestle new: the generated README works as written', () => {
-  it('createsuperuser, token and the token-authenticated POST of its second block', async () => {
+  it('createsuperuser, token, the token-authenticated POST, and the project command', async () => {
     expect((await run(['new', 'myapi'], dir)).code).toBe(0);
     const project = join(dir, 'myapi');
     // The project's `npm install`, for this checkout: Trestle in its node_modules.
@@ -114,7 +114,7 @@ describe('trestle new: the generated README works as written', () => {
 
       const readme = readFileSync(join(project, 'README.md'), 'utf8');
       const blocks = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
-      expect(blocks).toHaveLength(2);
+      expect(blocks).toHaveLength(3);
       const script = blocks[1]!.replaceAll('http://127.0.0.1:8000', origin);
       expect(script).toContain('createsuperuser');
       expect(script).toContain('Authorization: Token $KEY');
@@ -128,11 +128,21 @@ describe('trestle new: the generated README works as written', () => {
       expect(JSON.parse(match![1]!)).toEqual({ count: 0, next: null, previous: null, results: [] });
       const note = JSON.parse(match![2]!) as Record<string, unknown>;
       expect(note).toMatchObject({ id: 1, title: 'Hello', body: '', url: `${origin}/api/notes/1/` });
+
+      // The third block: the project's own command, listed by help, writes note 2.
+      const commands = shell(blocks[2]!, project);
+      expect(commands.stderr).toBe('');
+      expect(commands.status).toBe(0);
+      expect(commands.stdout).toMatch(/Project commands \(trestle\.config\.ts\):\n  addnote +Add a note from the command line and print its id\.\n/);
+      expect(commands.stdout.endsWith('\n2\n')).toBe(true);
+      const read = await fetch(`${origin}/api/notes/2/`);
+      expect(read.status).toBe(200);
+      expect(await read.json()).toMatchObject({ id: 2, title: 'Buy milk', body: '' });
     } finally {
       server.kill('SIGTERM');
       await exited;
     }
-  }, 60_000);
+  }, 300_000); // eight processes; slow on a busy machine
 });
 
 describe('trestle createsuperuser without a terminal', () => {

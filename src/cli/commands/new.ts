@@ -99,7 +99,8 @@ export const newCommand: Command = {
   usage: 'new <name>',
   help: [
     'Writes <name>/ in the working directory: package.json, tsconfig.json, trestle.config.ts,',
-    'src/notes.ts (a notes resource), src/migrations.ts, src/routes.ts and test/notes.test.ts.',
+    'src/notes.ts (a notes resource), src/migrations.ts, src/routes.ts, src/commands.ts (a project',
+    'command) and test/notes.test.ts.',
     'Then: cd <name> && npm install && npm start (serves on SQLite) and npm test.',
     'The project depends on Trestle the way the project in the working directory does, else the way',
     'this copy of Trestle was installed (a file: path to its tarball or checkout; ^version from a registry).',
