@@ -22,6 +22,7 @@ export function newProjectFiles(options: NewProjectOptions): Record<string, stri
     type: 'module',
     scripts: {
       start: 'trestle migrate && trestle serve',
+      dev: 'trestle migrate && trestle dev',
       migrate: 'trestle migrate',
       test: 'node --import tsx --test test/*.test.ts',
       typecheck: 'tsc --noEmit',
@@ -312,6 +313,7 @@ A Trestle API with one resource, \`/api/notes/\`.
 \`\`\`sh
 npm install
 npm start          # migrates ./data/db.sqlite3, serves http://127.0.0.1:8000/
+npm run dev        # the same, restarted whenever a file of the project changes
 npm test           # the tests in test/
 npm run typecheck
 \`\`\`

@@ -2,6 +2,7 @@ import type { Command } from '../command.js';
 import { changepasswordCommand } from './changepassword.js';
 import { clearsessionsCommand } from './clearsessions.js';
 import { createsuperuserCommand } from './createsuperuser.js';
+import { devCommand } from './dev.js';
 import { helpCommand } from './help.js';
 import { importDjangoCommand } from './import-django.js';
 import { migrateCommand } from './migrate.js';
@@ -26,6 +27,7 @@ export const commands: readonly Command[] = [
   importDjangoCommand,
   clearsessionsCommand,
   serveCommand,
+  devCommand,
   openapiCommand,
   helpCommand,
 ];
