@@ -358,7 +358,9 @@ export { settingsFromEnvironment, withOperatorEnvironment } from './environment.
 // Project commands (`commands` in trestle.config.ts) and the CLI's error types.
 export { CliError, UsageError, defineCommand } from './cli/command.js';
 export type { Command, CommandArgs, CommandContext, CommandOptions, ProjectCommand, CliIO } from './cli/command.js';
-export { addIdColumn, TIMESTAMP_TYPE, BOOLEAN_TYPE } from './db/migrations/helpers.js';
+export { addIdColumn, timestampType, booleanType, booleanDefault, jsonType, TIMESTAMP_TYPE, BOOLEAN_TYPE } from './db/migrations/helpers.js';
+export { toDbBoolean, fromDbBoolean, toDbTimestamp, fromDbTimestamp } from './db/schema.js';
+export type { DbBoolean, DbTimestamp } from './db/schema.js';
 export { setCookie, clearCookie } from './cookies.js';
 export type { CookieOptions } from './cookies.js';
 export { model, field, Model, ModelField, RelationField, checkConstraint, uniqueConstraint, columnType } from './models/index.js';

@@ -390,7 +390,7 @@ export class TokenStore {
     return row ? toToken(row, key) : null;
   }
 
-  private isExpired(row: { expires: string | null }, now: Date): boolean {
+  private isExpired(row: { expires: string | Date | null }, now: Date): boolean {
     return row.expires !== null && fromDbTimestamp(row.expires).getTime() <= now.getTime();
   }
 

@@ -1,4 +1,7 @@
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
+import type { DbTimestamp } from '../db/schema.js';
+
+type NullableTimestamp = ColumnType<Date | string | null, string | null, string | null>;
 
 /** `trestle_token`, as Kysely sees it (migration `0002_tokens`). */
 export interface TokenTable {
@@ -10,12 +13,11 @@ export interface TokenTable {
   digest: string;
   /** The key under AES-256-GCM (`v1$<key id>$<iv>$<ciphertext>`). */
   encrypted_key: string;
-  /** ISO-8601 UTC. */
-  created: string;
-  /** ISO-8601 UTC, or null for a token that never expires. */
-  expires: string | null;
-  /** ISO-8601 UTC; written at most once a minute, in the lifecycle mode only. */
-  last_used: string | null;
+  created: DbTimestamp;
+  /** Null for a token that never expires. */
+  expires: NullableTimestamp;
+  /** Written at most once a minute, in the lifecycle mode only. */
+  last_used: NullableTimestamp;
 }
 
 declare module '../db/schema.js' {

@@ -121,7 +121,7 @@ export const addNote = defineCommand({
 `;
 
 const MIGRATIONS = `import type { Kysely, Migration } from 'kysely';
-import { addIdColumn, TIMESTAMP_TYPE } from 'trestle';
+import { addIdColumn, timestampType } from 'trestle';
 
 /** The project's tables; \`trestle migrate\` applies them after Trestle's own. */
 export const migrations: Record<string, Migration> = {
@@ -130,7 +130,7 @@ export const migrations: Record<string, Migration> = {
       await addIdColumn(db, db.schema.createTable('notes'))
         .addColumn('title', 'varchar(200)', (col) => col.notNull())
         .addColumn('body', 'text', (col) => col.notNull().defaultTo(''))
-        .addColumn('created', TIMESTAMP_TYPE, (col) => col.notNull())
+        .addColumn('created', timestampType(db), (col) => col.notNull())
         .execute();
     },
     async down(db: Kysely<unknown>): Promise<void> {
@@ -140,11 +140,12 @@ export const migrations: Record<string, Migration> = {
 };
 `;
 
-const NOTES = `import type { Generated, Selectable } from 'kysely';
+const NOTES = `import type { ColumnType, Generated, Selectable } from 'kysely';
 import {
   ModelViewSet,
   IsAuthenticatedOrReadOnly,
   serializer,
+  datetime,
   hyperlinkedIdentity,
   integer,
   string,
@@ -156,7 +157,8 @@ export interface NoteTable {
   id: Generated<number>;
   title: string;
   body: string;
-  created: string;
+  /** timestamptz on PostgreSQL (read as a Date), ISO-8601 text on SQLite; written as ISO-8601 text. */
+  created: ColumnType<Date | string, string, string>;
 }
 
 export interface Tables {
@@ -183,7 +185,7 @@ export const NoteSerializer = serializer(
     id: integer({ readOnly: true }),
     title: string({ maxLength: 200 }),
     body: string({ required: false, allowBlank: true }),
-    created: string({ readOnly: true }),
+    created: datetime({ readOnly: true }),
   },
   { name: 'Note' },
 );
@@ -213,7 +215,7 @@ export class NoteViewSet extends ModelViewSet<Note, typeof NoteSerializer> {
   }
 
   override async performUpdate(req: ApiRequest, note: Note, data: Partial<NoteInput>): Promise<Note> {
-    const changes: Partial<Note> = {};
+    const changes: { title?: string; body?: string } = {};
     if (data.title !== undefined) changes.title = data.title;
     if (data.body !== undefined) changes.body = data.body;
     if (Object.keys(changes).length === 0) return note;

@@ -24,6 +24,7 @@ import {
   type SqliteDialectConfig,
   type TransactionSettings,
 } from 'kysely';
+import { trestlePgTypes } from './pg-types.js';
 import type { DB } from './schema.js';
 import type { DialectName } from './dialect.js';
 import { DEFAULT_DATABASE_URL, parseDatabaseUrl, redactUrl, urlPassword } from './url.js';
@@ -300,7 +301,8 @@ function withStatementCache(sqlite: BetterSqlite3.Database, size = SQLITE_STATEM
 
 async function openPostgres(url: string, poolConfig: PgPoolOptions, prepare: PrepareSettings): Promise<Database> {
   const settings = pgPoolDefaults(poolConfig, url);
-  const pool = new (loadPg().Pool)({ ...settings.config, connectionString: settings.url });
+  // Dates as 'YYYY-MM-DD' and JSON as text on every connection (src/db/pg-types.ts).
+  const pool = new (loadPg().Pool)({ ...settings.config, connectionString: settings.url, types: trestlePgTypes() });
   // A client that loses its server emits 'error'; unheard, that kills the
   // process. pg-pool listens only while a client is idle, so every client
   // gets its own listener for the time it is checked out by a query. The

@@ -1,12 +1,15 @@
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 /**
  * The framework's tables, as Kysely sees them.
  *
- * Storage conventions (dialect-neutral, see docs/decisions.md "Data layer"):
- * - timestamps are ISO-8601 UTC strings (`Date#toISOString()`), which sort
- *   correctly as text on every dialect;
- * - booleans are integers `0` / `1` on every dialect;
+ * Storage conventions (Django's per backend, see docs/database.md "Tables"):
+ * - timestamps are `timestamptz` on PostgreSQL (read as a `Date`) and
+ *   ISO-8601 UTC text (`Date#toISOString()`) on SQLite; both are written
+ *   as that text (`toDbTimestamp`) and read with `fromDbTimestamp`;
+ * - booleans are `boolean` on PostgreSQL and integers `0` / `1` on SQLite;
+ *   both are written as `0` / `1` (`toDbBoolean`, which PostgreSQL reads as
+ *   a boolean parameter) and read with `fromDbBoolean`;
  * - primary keys are auto-incremented integers named `id`.
  *
  * Modules that add framework tables extend this interface by declaration
@@ -16,8 +19,11 @@ export interface DB {
   trestle_user: UserTable;
 }
 
-/** 0 or 1: how a boolean is stored. */
-export type DbBoolean = number;
+/** A stored boolean: `true`/`false` read from PostgreSQL, `0`/`1` from SQLite; written as `0`/`1`. */
+export type DbBoolean = ColumnType<boolean | number, number, number>;
+
+/** A stored timestamp: a `Date` read from PostgreSQL's `timestamptz`, ISO-8601 text from SQLite; written as ISO-8601 text. */
+export type DbTimestamp = ColumnType<Date | string, string, string>;
 
 /** `trestle_user`: Django's `auth_user`, minus names and groups. */
 export interface UserTable {
@@ -29,14 +35,13 @@ export interface UserTable {
   is_active: DbBoolean;
   is_staff: DbBoolean;
   is_superuser: DbBoolean;
-  /** ISO-8601 UTC. */
-  date_joined: string;
-  /** ISO-8601 UTC, or null before the first login. */
-  last_login: string | null;
+  date_joined: DbTimestamp;
+  /** Null before the first login. */
+  last_login: ColumnType<Date | string | null, string | null, string | null>;
 }
 
-/** Converts a boolean for storage. */
-export function toDbBoolean(value: boolean): DbBoolean {
+/** Converts a boolean for storage (`1`/`0`: an integer on SQLite, a valid boolean parameter on PostgreSQL). */
+export function toDbBoolean(value: boolean): number {
   return value ? 1 : 0;
 }
 

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { DB } from '../db/schema.js';
+import type { DB, DbTimestamp } from '../db/schema.js';
 import { sha256Hex } from '../security.js';
 import type { SessionData, SessionStore } from './store.js';
 
@@ -9,8 +9,7 @@ export interface SessionTable {
   session_key: string;
   /** JSON. */
   session_data: string;
-  /** ISO-8601 UTC. */
-  expire_date: string;
+  expire_date: DbTimestamp;
 }
 
 declare module '../db/schema.js' {

@@ -1,5 +1,5 @@
 import { isDatabaseInputError } from '../db/input-errors.js';
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { DB, UserTable } from '../db/schema.js';
 import { fromDbBoolean, fromDbTimestamp, toDbBoolean, toDbTimestamp } from '../db/schema.js';
 import { DuplicateUsername, InvalidUserData, UserNotFound } from './errors.js';
@@ -193,7 +193,7 @@ export class KyselyUserStore implements UserStore {
   }
 
   async update(pk: number, fields: UserUpdate): Promise<UserRecord> {
-    const values: Partial<Omit<UserTable, 'id'>> = {};
+    const values: Updateable<UserTable> = {};
     if (fields.username !== undefined) values.username = checkUsername(fields.username);
     if (fields.email !== undefined) values.email = normalizeEmail(fields.email);
     if (fields.isActive !== undefined) values.is_active = toDbBoolean(fields.isActive);

@@ -10,6 +10,7 @@ import pg from 'pg';
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/database.js';
+import { trestlePgTypes } from '../../src/db/pg-types.js';
 import { freshPgUrl } from '../helpers/databases.js';
 import { pgAvailable, requirePgInCi } from '../helpers/pg.js';
 
@@ -24,11 +25,11 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-/** The app's database (one connection) and a plain node-postgres client on the same schema. */
+/** The app's database (one connection) and a plain node-postgres client on the same schema, with the app's type parsers. */
 async function open(options: Parameters<typeof openDatabase>[1] = {}): Promise<{ db: AnyDb; reference: pg.Client; url: string }> {
   const target = await freshPgUrl();
   const database: Database = await openDatabase(target.url, { pgPool: { max: 1 }, ...options });
-  const reference = new pg.Client({ connectionString: target.url });
+  const reference = new pg.Client({ connectionString: target.url, types: trestlePgTypes() });
   await reference.connect();
   cleanups.push(async () => {
     await reference.end();
@@ -74,6 +75,10 @@ describe.runIf(pgAvailable())('rows built by the own PostgreSQL executor', () =>
       expect(Object.getPrototypeOf(first)).toBe(Object.prototype);
       expect(first['big']).toBe('9007199254740993');
       expect(first['at']).toBeInstanceOf(Date);
+      // Calendar dates and JSON documents as their text (src/db/pg-types.ts).
+      expect(first['day']).toBe('2024-02-29');
+      expect(first['doc']).toBe('{"a": [1, 2]}');
+      expect(first['docb']).toBe('{"b": null}');
       expect(first['raw']).toEqual(Buffer.from([0, 255]));
       expect(first['gone']).toBeNull();
     }

@@ -1,5 +1,9 @@
 import type { Kysely, Migration } from 'kysely';
-import { addIdColumn, BOOLEAN_TYPE, TIMESTAMP_TYPE } from './helpers.js';
+import { addIdColumn } from './helpers.js';
+
+// The types this table was first created with on every dialect; 0004_native_types converts them on PostgreSQL.
+const BOOLEAN_TYPE = 'integer';
+const TIMESTAMP_TYPE = 'varchar(32)';
 
 /** `trestle_user`: accounts for Basic, token and session authentication. */
 export const usersMigration: Migration = {

@@ -1,5 +1,8 @@
 import type { Kysely, Migration } from 'kysely';
-import { addIdColumn, TIMESTAMP_TYPE } from './helpers.js';
+import { addIdColumn } from './helpers.js';
+
+// The type this table was first created with on every dialect; 0004_native_types converts it on PostgreSQL.
+const TIMESTAMP_TYPE = 'varchar(32)';
 
 /**
  * `trestle_token`: API tokens (DRF's `authtoken_token`), stored as a SHA-256

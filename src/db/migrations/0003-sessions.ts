@@ -1,5 +1,7 @@
 import type { Kysely, Migration } from 'kysely';
-import { TIMESTAMP_TYPE } from './helpers.js';
+
+// The type this table was first created with on every dialect; 0004_native_types converts it on PostgreSQL.
+const TIMESTAMP_TYPE = 'varchar(32)';
 
 /** `trestle_session`: login sessions, keyed by the SHA-256 of the session id. */
 export const sessionsMigration: Migration = {

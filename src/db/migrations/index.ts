@@ -2,6 +2,7 @@ import type { Migration } from 'kysely';
 import { usersMigration } from './0001-users.js';
 import { tokensMigration } from './0002-tokens.js';
 import { sessionsMigration } from './0003-sessions.js';
+import { nativeTypesMigration } from './0004-native-types.js';
 
 /**
  * The framework's migrations, applied in this order before the project's
@@ -12,4 +13,5 @@ export const frameworkMigrations: ReadonlyArray<readonly [name: string, migratio
   ['0001_users', usersMigration],
   ['0002_tokens', tokensMigration],
   ['0003_sessions', sessionsMigration],
+  ['0004_native_types', nativeTypesMigration],
 ];
