@@ -131,8 +131,9 @@ export class FilterSetBackend extends BaseFilterBackend {
     if (v.filterset) return v.filterset;
     if (!v.filtersetFields) return null;
     const spec: Record<string, FilterSpec> = {};
+    const booleans = serializerBooleans(view);
     if (Array.isArray(v.filtersetFields)) {
-      for (const name of v.filtersetFields as readonly string[]) spec[name] = { type: 'string' };
+      for (const name of v.filtersetFields as readonly string[]) spec[name] = { type: booleans.has(name) ? 'boolean' : 'string' };
     } else {
       for (const [name, lookups] of Object.entries(v.filtersetFields as Record<string, readonly FilterLookup[]>)) {
         for (const l of lookups) {
@@ -140,7 +141,7 @@ export class FilterSetBackend extends BaseFilterBackend {
             throw new ImproperlyConfigured(`filtersetFields "${name}": lookup "${l}" needs a typed filter; declare it with filterSet({ ${name}: { type: …, lookups: [...] } }).`);
           }
         }
-        spec[name] = { type: 'string', lookups };
+        spec[name] = { type: booleans.has(name) ? 'boolean' : 'string', lookups };
       }
     }
     return filterSet(spec);
@@ -286,6 +287,21 @@ export class FilterSetBackend extends BaseFilterBackend {
   }
 }
 
+/**
+ * Columns the view's serializer declares as `boolean()` (by source, or by
+ * name when the source is the name): django-filter makes a model's
+ * BooleanField a BooleanFilter in the `filterset_fields` shorthand, and the
+ * serializer is where a Trestle view declares its fields' kinds.
+ */
+function serializerBooleans(view: APIView): ReadonlySet<string> {
+  const fields = (view as { serializer?: { fields?: Record<string, { kind?: string; source?: string }> } }).serializer?.fields;
+  const out = new Set<string>();
+  for (const [name, field] of Object.entries(fields ?? {})) {
+    if (field?.kind === 'boolean') out.add(field.source && field.source !== '*' ? field.source : name);
+  }
+  return out;
+}
+
 class FilterValueError extends Error {}
 
 const SKIP = Symbol('skip');
@@ -345,7 +361,13 @@ function schemaFor(type: FilterType): Record<string, unknown> {
 
 function sqlCondition({ f, value }: Condition, postgres: boolean): Expression<SqlBool> {
   // Untyped (`filtersetFields`) filters compare the column's text, so no value is a type error on PostgreSQL.
-  const col = f.type === 'string' ? sql`cast(${sql.ref(f.column)} as text)` : sql.ref(f.column);
+  // A boolean filter reads the column as a boolean there: a no-op on `boolean` (its index serves), valid on integer 0/1.
+  const col =
+    f.type === 'string'
+      ? sql`cast(${sql.ref(f.column)} as text)`
+      : f.type === 'boolean' && postgres
+        ? sql`cast(${sql.ref(f.column)} as boolean)`
+        : sql.ref(f.column);
   const bind = (v: unknown) => (typeof v === 'boolean' && !postgres ? (v ? 1 : 0) : v);
   switch (f.lookup) {
     case 'isnull':
@@ -392,7 +414,7 @@ function comparable(type: FilterType, v: unknown): unknown {
   if (v === null || v === undefined) return null;
   if (typeof type === 'object' || type === 'string') return v instanceof Date ? v.toISOString() : String(v);
   if (type === 'integer' || type === 'number') return typeof v === 'number' ? v : Number(v);
-  if (type === 'boolean') return Boolean(v);
+  if (type === 'boolean') return v === true || v === 1 || v === '1' || v === 't' || v === 'true' || v === 1n;
   if (type === 'datetime') return v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString();
   return v instanceof Date ? v.toISOString().slice(0, 10) : String(v);
 }

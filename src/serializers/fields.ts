@@ -301,20 +301,58 @@ export class FloatField extends RangedNumberField {
   }
 }
 
+/** Python's `decimal` rounding modes, by their names (DRF's `rounding=`). */
+export type DecimalRounding =
+  | 'ROUND_HALF_EVEN'
+  | 'ROUND_HALF_UP'
+  | 'ROUND_HALF_DOWN'
+  | 'ROUND_UP'
+  | 'ROUND_DOWN'
+  | 'ROUND_CEILING'
+  | 'ROUND_FLOOR'
+  | 'ROUND_05UP';
+
+const ROUNDINGS: ReadonlySet<string> = new Set<DecimalRounding>([
+  'ROUND_HALF_EVEN',
+  'ROUND_HALF_UP',
+  'ROUND_HALF_DOWN',
+  'ROUND_UP',
+  'ROUND_DOWN',
+  'ROUND_CEILING',
+  'ROUND_FLOOR',
+  'ROUND_05UP',
+]);
+
 export interface DecimalOptions extends FieldOptions<string> {
   maxDigits: number | null;
   decimalPlaces: number | null;
   minValue?: number | string;
   maxValue?: number | string;
+  /**
+   * Rendered as a JSON string (`"12.50"`, the default, DRF's
+   * `COERCE_DECIMAL_TO_STRING`), or as a JSON number when `false`.
+   */
+  coerceToString?: boolean;
+  /**
+   * How a value with more places than `decimalPlaces` is rounded for
+   * output: DRF's default is the decimal context's, `ROUND_HALF_EVEN`
+   * (`"0.25"` → `"0.2"`); `ROUND_HALF_UP` gives `"0.3"`.
+   */
+  rounding?: DecimalRounding;
+  /** Trailing zeros are dropped from the output (`"12.50"` → `"12.5"`), as DRF's `normalize_output`. */
+  normalizeOutput?: boolean;
 }
 
 /**
- * DRF's `DecimalField` with `COERCE_DECIMAL_TO_STRING`: numbers or numeric
- * strings in, checked for digits and places, kept and rendered as a string
- * with exactly `decimalPlaces` places (`"12.50"`), so no precision is lost
- * to binary floating point.
+ * DRF's `DecimalField`: numbers or numeric strings in, checked for digits
+ * and places (DRF's `validate_precision`), kept as a string with exactly
+ * `decimalPlaces` places (`"12.50"`); out, the value quantized to
+ * `decimalPlaces` with the field's rounding (`"3.19"` → `"3.2"`,
+ * `"999999.99"` → `"1000000.0"`), as a string unless `coerceToString` is
+ * `false`. All of it is decimal string arithmetic: nothing goes through a
+ * binary float.
  */
-export class DecimalField extends Field<string, string> {
+export class DecimalField extends Field<string, string | number> {
   readonly kind = 'decimal';
   override readonly inputType = 'number';
   static override defaultMessages: Readonly<Record<string, string>> = {
@@ -328,21 +366,34 @@ export class DecimalField extends Field<string, string> {
   readonly decimalPlaces: number | null;
   readonly minValue: number | string | undefined;
   readonly maxValue: number | string | undefined;
+  readonly coerceToString: boolean;
+  readonly rounding: DecimalRounding;
+  readonly normalizeOutput: boolean;
+  private readonly minDecimal: ParsedDecimal | null;
+  private readonly maxDecimal: ParsedDecimal | null;
   constructor(options: DecimalOptions) {
     super(options);
     this.maxDigits = options.maxDigits;
     this.decimalPlaces = options.decimalPlaces;
     this.minValue = options.minValue;
     this.maxValue = options.maxValue;
+    this.coerceToString = options.coerceToString ?? true;
+    this.rounding = options.rounding ?? 'ROUND_HALF_EVEN';
+    this.normalizeOutput = options.normalizeOutput ?? false;
+    if (!ROUNDINGS.has(this.rounding)) {
+      throw new TypeError(`Invalid rounding option ${String(this.rounding)}. Valid values for rounding are: ${[...ROUNDINGS].join(', ')}`);
+    }
+    this.minDecimal = bound(options.minValue, 'minValue');
+    this.maxDecimal = bound(options.maxValue, 'maxValue');
   }
 
   toInternal(value: unknown): string {
     if (typeof value !== 'string' && typeof value !== 'number') this.fail('invalid');
-    const text = String(value).trim();
+    const text = (typeof value === 'number' ? pythonNumber(value) : value).trim();
     if (text.length > MAX_STRING_LENGTH) this.fail('max_string_length');
     const d = parseDecimal(text);
     if (!d) this.fail('invalid');
-    // DRF's validate_precision, on the digit tuple and exponent of Python's Decimal.
+    // DRF's validate_precision, on the digit tuple and exponent of Python's Decimal, before quantizing.
     const digits = d.digits.length;
     let total: number;
     let whole: number;
@@ -367,18 +418,30 @@ export class DecimalField extends Field<string, string> {
     if (this.maxDigits !== null && this.decimalPlaces !== null && whole > this.maxDigits - this.decimalPlaces) {
       this.fail('max_whole_digits', { max_whole_digits: this.maxDigits - this.decimalPlaces });
     }
-    const n = Number(text);
-    if (this.maxValue !== undefined && n > Number(this.maxValue)) this.fail('max_value', { max_value: this.maxValue });
-    if (this.minValue !== undefined && n < Number(this.minValue)) this.fail('min_value', { min_value: this.minValue });
-    return formatDecimal(d, this.decimalPlaces);
+    const q = this.quantize(d);
+    if (this.maxDecimal !== null && compareDecimals(q, this.maxDecimal) > 0) this.fail('max_value', { max_value: this.maxValue });
+    if (this.minDecimal !== null && compareDecimals(q, this.minDecimal) < 0) this.fail('min_value', { min_value: this.minValue });
+    return formatDecimal(q);
   }
 
-  toRepresentation(value: unknown): string {
-    const d = parseDecimal(String(value).trim());
-    return d ? formatDecimal(d, this.decimalPlaces) : String(value);
+  toRepresentation(value: unknown): string | number {
+    const text = typeof value === 'number' ? pythonNumber(value) : String(value).trim();
+    const d = parseDecimal(text);
+    if (!d) return this.coerceToString ? text : Number(text);
+    let q = this.quantize(d);
+    if (this.normalizeOutput) q = normalizeDecimal(q);
+    const out = formatDecimal(q);
+    // DRF hands the renderer a Decimal, which its JSON encoder writes as float(value).
+    return this.coerceToString ? out : Number(out);
+  }
+
+  /** DRF's `quantize`: to `decimalPlaces` places with the field's rounding; unchanged without `decimalPlaces`. */
+  quantize(d: ParsedDecimal): ParsedDecimal {
+    return this.decimalPlaces === null ? d : quantizeDecimal(d, this.decimalPlaces, this.rounding);
   }
 
   valueSchema(mode: SchemaMode): JsonSchema {
+    if (!this.coerceToString) return { type: 'number', format: 'double' };
     // drf-spectacular: a string with a pattern for the digits and places.
     const whole = this.maxDigits !== null && this.decimalPlaces !== null ? this.maxDigits - this.decimalPlaces : null;
     const places = this.decimalPlaces;
@@ -394,14 +457,23 @@ export class DecimalField extends Field<string, string> {
   }
 }
 
-interface ParsedDecimal {
-  negative: boolean;
-  /** Significant digits without leading zeros ('' for zero). */
-  digits: string;
-  exponent: number;
+function bound(value: number | string | undefined, name: string): ParsedDecimal | null {
+  if (value === undefined) return null;
+  const d = parseDecimal(typeof value === 'number' ? pythonNumber(value) : value.trim());
+  if (d === null) throw new TypeError(`DecimalField ${name} must be a number or a numeric string, not ${JSON.stringify(value)}.`);
+  return d;
 }
 
-function parseDecimal(text: string): ParsedDecimal | null {
+/** A decimal as Python's `Decimal.as_tuple()` holds it: sign, coefficient digits, exponent. */
+export interface ParsedDecimal {
+  readonly negative: boolean;
+  /** The coefficient's digits without leading zeros (`'0'` for zero). */
+  readonly digits: string;
+  readonly exponent: number;
+}
+
+/** Python's `Decimal(text)` for finite numbers (`"12.50"`, `"-1e3"`, `".5"`), or `null`. */
+export function parseDecimal(text: string): ParsedDecimal | null {
   const m = /^([-+]?)(\d*)(?:\.(\d*))?(?:[eE]([-+]?\d{1,6}))?$/.exec(text);
   if (!m || (m[2] === '' && (m[3] ?? '') === '')) return null;
   const intPart = m[2]!;
@@ -412,12 +484,94 @@ function parseDecimal(text: string): ParsedDecimal | null {
   return { negative: m[1] === '-', digits, exponent };
 }
 
-function formatDecimal(d: ParsedDecimal, places: number | null): string {
-  // Shift digits/exponent to a plain string, then pad or keep to `places`.
+/** `Decimal.quantize(Decimal('1e-places'), rounding)`, exactly, on the digit string. */
+export function quantizeDecimal(d: ParsedDecimal, places: number, rounding: DecimalRounding): ParsedDecimal {
+  const target = -places;
+  if (d.exponent >= target) {
+    const digits = d.digits === '0' ? '0' : d.digits + '0'.repeat(d.exponent - target);
+    return { negative: d.negative, digits, exponent: target };
+  }
+  const drop = target - d.exponent;
+  const padded = d.digits.padStart(drop + 1, '0');
+  const kept = padded.slice(0, padded.length - drop);
+  const dropped = padded.slice(padded.length - drop);
+  const nonZero = /[1-9]/.test(dropped);
+  const half = '5'.padEnd(drop, '0');
+  const vsHalf = dropped === half ? 0 : dropped > half ? 1 : -1;
+  const last = Number(kept[kept.length - 1]);
+  let up: boolean;
+  switch (rounding) {
+    case 'ROUND_HALF_UP':
+      up = vsHalf >= 0;
+      break;
+    case 'ROUND_HALF_DOWN':
+      up = vsHalf > 0;
+      break;
+    case 'ROUND_HALF_EVEN':
+      up = vsHalf > 0 || (vsHalf === 0 && last % 2 === 1);
+      break;
+    case 'ROUND_UP':
+      up = nonZero;
+      break;
+    case 'ROUND_DOWN':
+      up = false;
+      break;
+    case 'ROUND_CEILING':
+      up = nonZero && !d.negative;
+      break;
+    case 'ROUND_FLOOR':
+      up = nonZero && d.negative;
+      break;
+    case 'ROUND_05UP':
+      up = nonZero && (last === 0 || last === 5);
+      break;
+  }
+  const digits = (up ? incrementDigits(kept) : kept).replace(/^0+(?=\d)/, '');
+  return { negative: d.negative, digits, exponent: target };
+}
+
+/** Adds one to a string of decimal digits. */
+function incrementDigits(digits: string): string {
+  const out = digits.split('');
+  for (let i = out.length - 1; i >= 0; i--) {
+    if (out[i] !== '9') {
+      out[i] = String(Number(out[i]) + 1);
+      return out.join('');
+    }
+    out[i] = '0';
+  }
+  return `1${out.join('')}`;
+}
+
+/** `Decimal.normalize()`: trailing zeros of the coefficient moved into the exponent. */
+function normalizeDecimal(d: ParsedDecimal): ParsedDecimal {
+  if (d.digits === '0') return { negative: d.negative, digits: '0', exponent: 0 };
+  const trimmed = d.digits.replace(/0+$/, '');
+  return { negative: d.negative, digits: trimmed, exponent: d.exponent + (d.digits.length - trimmed.length) };
+}
+
+/** Orders two decimals by value. */
+function compareDecimals(a: ParsedDecimal, b: ParsedDecimal): number {
+  const za = a.digits === '0';
+  const zb = b.digits === '0';
+  if (za && zb) return 0;
+  const sa = za ? 0 : a.negative ? -1 : 1;
+  const sb = zb ? 0 : b.negative ? -1 : 1;
+  if (sa !== sb) return sa < sb ? -1 : 1;
+  // Same sign: compare magnitudes on a common exponent.
+  const e = Math.min(a.exponent, b.exponent);
+  const ma = a.digits + '0'.repeat(a.exponent - e);
+  const mb = b.digits + '0'.repeat(b.exponent - e);
+  const mag = ma.length !== mb.length ? (ma.length < mb.length ? -1 : 1) : ma === mb ? 0 : ma < mb ? -1 : 1;
+  return sa < 0 ? -mag : mag;
+}
+
+/** Python's `'{:f}'.format(decimal)`: positional notation, every place of the exponent kept. */
+export function formatDecimal(d: ParsedDecimal): string {
   let intPart: string;
   let frac: string;
   if (d.exponent >= 0) {
-    intPart = d.digits + '0'.repeat(d.exponent);
+    intPart = d.digits === '0' ? '0' : d.digits + '0'.repeat(d.exponent);
     frac = '';
   } else {
     const k = -d.exponent;
@@ -426,9 +580,7 @@ function formatDecimal(d: ParsedDecimal, places: number | null): string {
     frac = padded.slice(padded.length - k);
   }
   intPart = intPart.replace(/^0+(?=\d)/, '');
-  if (places !== null) frac = frac.length >= places ? frac.slice(0, places) : frac.padEnd(places, '0');
-  const zero = /^0*$/.test(intPart + frac);
-  return `${d.negative && !zero ? '-' : ''}${intPart}${frac ? `.${frac}` : ''}`;
+  return `${d.negative ? '-' : ''}${intPart}${frac ? `.${frac}` : ''}`;
 }
 
 // ------------------------------------------------------------------ booleans
@@ -472,6 +624,33 @@ function pad(n: number, width = 2): string {
   return String(n).padStart(width, '0');
 }
 
+/**
+ * An ISO 8601 date and time (`T` or a space between them, seconds, up to six
+ * fraction digits and an offset optional; no offset is UTC): the instant to
+ * the millisecond and the fraction's microseconds, or `null`.
+ */
+function parseDateTime(text: string): { date: Date; micros: number } | null {
+  const m = DATETIME_RE.exec(text);
+  if (!m) return null;
+  const [y, mo, d, h, mi] = [1, 2, 3, 4, 5].map((i) => Number(m[i]));
+  const s = Number(m[6] ?? 0);
+  const micros = Number((m[7] ?? '').padEnd(6, '0') || 0);
+  if (!validDate(y!, mo!, d!) || h! > 23 || mi! > 59 || s > 59) return null;
+  let offsetMinutes = 0;
+  const tz = m[8];
+  if (tz && tz !== 'Z') {
+    const t = /^([+-])(\d{2}):?(\d{2})?$/.exec(tz)!;
+    offsetMinutes = (t[1] === '-' ? -1 : 1) * (Number(t[2]) * 60 + Number(t[3] ?? 0));
+    if (Math.abs(offsetMinutes) >= 24 * 60) return null;
+  }
+  // Date.UTC reads years 0-99 as 1900-1999; setUTCFullYear puts them back.
+  const utc = new Date(Date.UTC(2000, mo! - 1, d!, h!, mi!, s, Math.floor(micros / 1000)));
+  utc.setUTCFullYear(y!, mo! - 1, d!);
+  const date = new Date(utc.getTime() - offsetMinutes * 60_000);
+  if (Number.isNaN(date.getTime())) return null;
+  return { date, micros };
+}
+
 /** DRF's `DateField`: ISO 8601 `YYYY-MM-DD`, kept and rendered as that string. */
 export class DateField extends Field<string, string> {
   readonly kind = 'date';
@@ -512,30 +691,33 @@ export class DateTimeField extends Field<Date, string> {
   };
   toInternal(value: unknown): Date {
     const format = 'YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z]';
-    const m = typeof value === 'string' ? DATETIME_RE.exec(value.trim()) : null;
-    if (!m) this.fail('invalid', { format });
-    const [y, mo, d, h, mi] = [1, 2, 3, 4, 5].map((i) => Number(m[i]));
-    const s = Number(m[6] ?? 0);
-    const micros = Number((m[7] ?? '').padEnd(6, '0') || 0);
-    if (!validDate(y!, mo!, d!) || h! > 23 || mi! > 59 || s > 59) this.fail('invalid', { format });
-    let offsetMinutes = 0;
-    const tz = m[8];
-    if (tz && tz !== 'Z') {
-      const t = /^([+-])(\d{2}):?(\d{2})?$/.exec(tz)!;
-      offsetMinutes = (t[1] === '-' ? -1 : 1) * (Number(t[2]) * 60 + Number(t[3] ?? 0));
-      if (Math.abs(offsetMinutes) >= 24 * 60) this.fail('invalid', { format });
-    }
-    const ms = Date.UTC(y!, mo! - 1, d!, h!, mi!, s, Math.floor(micros / 1000)) - offsetMinutes * 60_000;
-    const date = new Date(ms);
-    if (Number.isNaN(date.getTime())) this.fail('invalid', { format });
-    return date;
+    const parsed = typeof value === 'string' ? parseDateTime(value.trim()) : null;
+    if (parsed === null) this.fail('invalid', { format });
+    return parsed.date;
   }
+  /**
+   * A `Date` (node-postgres' `timestamptz`) to the millisecond; text (SQLite's
+   * ISO 8601, or PostgreSQL's `2024-05-01 12:30:00.123456+00`) to the
+   * microsecond it holds, as Python's `isoformat` in UTC.
+   */
   toRepresentation(value: unknown): string {
-    const date = value instanceof Date ? value : new Date(String(value));
+    let date: Date;
+    let micros: number;
+    if (value instanceof Date) {
+      date = value;
+      micros = value.getUTCMilliseconds() * 1000;
+    } else {
+      const parsed = parseDateTime(String(value).trim());
+      if (parsed === null) {
+        date = new Date(String(value));
+        if (Number.isNaN(date.getTime())) return String(value);
+        micros = date.getUTCMilliseconds() * 1000;
+      } else {
+        ({ date, micros } = parsed);
+      }
+    }
     if (Number.isNaN(date.getTime())) return String(value);
-    const iso = date.toISOString();
-    const ms = date.getUTCMilliseconds();
-    return `${iso.slice(0, 19)}${ms ? `.${pad(ms, 3)}000` : ''}Z`;
+    return `${date.toISOString().slice(0, 19)}${micros ? `.${pad(micros, 6)}` : ''}Z`;
   }
   valueSchema(): JsonSchema {
     return { type: 'string', format: 'date-time' };
@@ -795,15 +977,49 @@ export class DictField<I, O> extends Field<Record<string, I>, Record<string, O>>
   }
 }
 
-/** DRF's `JSONField`: any JSON value, as sent. */
+export interface JSONOptions extends FieldOptions<unknown> {
+  /**
+   * The instance holds a JSON column's text (`jsonType(db)`: `jsonb` on
+   * PostgreSQL, `text` on SQLite, both read as the JSON text): it is parsed
+   * for output, and validated input is its `JSON.stringify` text, ready to
+   * store on either database.
+   */
+  column?: boolean;
+}
+
+/**
+ * DRF's `JSONField`: any JSON value, as sent; with `column: true`, the value
+ * of a JSON column (text in the row and in the validated data, the document
+ * on the wire).
+ */
 export class JSONField extends Field<unknown, unknown> {
   readonly kind = 'json';
   override readonly inputType = 'textarea';
+  static override defaultMessages: Readonly<Record<string, string>> = { invalid: 'Value must be valid JSON.' };
+  readonly column: boolean;
+  constructor(options: JSONOptions = {}) {
+    super(options);
+    this.column = options.column ?? false;
+  }
   toInternal(value: unknown): unknown {
-    return value;
+    if (!this.column) return value;
+    let text: string | undefined;
+    try {
+      text = JSON.stringify(value);
+    } catch {
+      this.fail('invalid');
+    }
+    if (text === undefined) this.fail('invalid');
+    return text;
   }
   toRepresentation(value: unknown): unknown {
-    return value;
+    if (!this.column || typeof value !== 'string') return value;
+    try {
+      return JSON.parse(value) as unknown;
+    } catch {
+      // Not JSON text (a column written by other code): shown as it is rather than failing the page.
+      return value;
+    }
   }
   valueSchema(): JsonSchema {
     return {};
@@ -865,8 +1081,8 @@ export function float<const O extends NumberOptions = {}>(options?: O): FieldOf<
   return new FloatField(options) as unknown as FieldOf<O, number, number>;
 }
 /** A decimal (`DecimalField`), as a string with `decimalPlaces` places. */
-export function decimal<const O extends DecimalOptions>(options: O): FieldOf<O, string, string> {
-  return new DecimalField(options) as unknown as FieldOf<O, string, string>;
+export function decimal<const O extends DecimalOptions>(options: O): FieldOf<O, string, O extends { coerceToString: false } ? number : string> {
+  return new DecimalField(options) as unknown as FieldOf<O, string, O extends { coerceToString: false } ? number : string>;
 }
 /** A boolean (`BooleanField`) with DRF's accepted spellings. */
 export function boolean<const O extends FieldOptions<boolean> = {}>(options?: O): FieldOf<O, boolean, boolean> {
@@ -906,9 +1122,9 @@ export function dict<I, Out, const O extends DictOptions<I> = {}>(
 ): FieldOf<O, Record<string, I>, Record<string, Out>> {
   return new DictField(child, options) as unknown as FieldOf<O, Record<string, I>, Record<string, Out>>;
 }
-/** Any JSON value (`JSONField`). */
-export function json<const O extends FieldOptions<unknown> = {}>(options?: O): FieldOf<O, unknown, unknown> {
-  return new JSONField(options) as unknown as FieldOf<O, unknown, unknown>;
+/** Any JSON value (`JSONField`); `{ column: true }` for a JSON column's text. */
+export function json<const O extends JSONOptions = {}>(options?: O): FieldOf<O, O extends { column: true } ? string : unknown, unknown> {
+  return new JSONField(options) as unknown as FieldOf<O, O extends { column: true } ? string : unknown, unknown>;
 }
 
 /** A read-only value computed from the instance (`SerializerMethodField`); `schema` is its JSON Schema. */
