@@ -209,3 +209,45 @@ describe.each(cases)('values on $name with TZ=$zone', ({ open, zone }) => {
     expect(ids((await get('/shorthand/?name=two')).body)).toEqual([2]);
   });
 });
+
+describe('decimal and datetime options through HTTP', () => {
+  const Prices = serializer({
+    even: decimal({ maxDigits: 6, decimalPlaces: 1 }),
+    up: decimal({ maxDigits: 6, decimalPlaces: 1, rounding: 'ROUND_HALF_UP' }),
+    down: decimal({ maxDigits: 6, decimalPlaces: 1, rounding: 'ROUND_DOWN' }),
+    number: decimal({ maxDigits: 6, decimalPlaces: 2, coerceToString: false }),
+    normal: decimal({ maxDigits: 6, decimalPlaces: 3, normalizeOutput: true }),
+    free: decimal({ maxDigits: null, decimalPlaces: null }),
+    at: datetime(),
+  });
+  const rows = [
+    { id: 1, even: '0.25', up: '0.25', down: '0.29', number: '12.5', normal: '1.500', free: '1e3', at: '2024-05-01 10:00:00.123456+02' },
+    { id: 2, even: '0.35', up: '-0.25', down: '-0.29', number: 3, normal: '2', free: '0.10', at: '2024-05-01T08:00:00Z' },
+    { id: 3, even: -2.55, up: '2.449', down: '7', number: '0.005', normal: '0.0001', free: -0.5, at: new Date(Date.UTC(2024, 4, 1, 8, 0, 0, 7)) },
+  ];
+  class PriceList extends ListAPIView<(typeof rows)[number], typeof Prices> {
+    override authenticationClasses = [];
+    override paginationClass = null;
+    override serializer = Prices;
+    override getQueryset() {
+      return rows;
+    }
+  }
+
+  it('round with the field’s mode on exact digits, render numbers when asked, keep a text’s microseconds', async () => {
+    const app = await createApp({ logger: false, routes: [path('prices/', PriceList)] });
+    try {
+      const res = await app.inject({ method: 'GET', url: '/prices/', headers: { host: 'localhost' } });
+      expect([res.statusCode, res.headers['content-type']]).toEqual([200, 'application/json']);
+      expect(JSON.parse(res.body)).toEqual([
+        { even: '0.2', up: '0.3', down: '0.2', number: 12.5, normal: '1.5', free: '1000', at: '2024-05-01T08:00:00.123456Z' },
+        { even: '0.4', up: '-0.3', down: '-0.2', number: 3, normal: '2', free: '0.10', at: '2024-05-01T08:00:00Z' },
+        { even: '-2.6', up: '2.4', down: '7.0', number: 0, normal: '0', free: '-0.5', at: '2024-05-01T08:00:00.007000Z' },
+      ]);
+      // A JSON number, not a string, where coerceToString is false.
+      expect(res.body).toContain('"number":12.5');
+    } finally {
+      await app.close();
+    }
+  });
+});

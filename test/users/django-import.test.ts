@@ -26,6 +26,14 @@ import { KyselyUserStore } from '../../src/users/kysely-user-store.js';
 import { DEFAULT_DJANGO_HASHERS } from '../../src/users/django-hashers.js';
 import { freshPgUrl, testDatabases } from '../helpers/databases.js';
 
+/** A stored user row as values, whatever the storage: booleans true/false (0/1 on SQLite), timestamps ISO-8601 (a Date from PostgreSQL's timestamptz). */
+function userValues(row: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...row };
+  for (const k of ['is_active', 'is_staff', 'is_superuser']) if (k in row) out[k] = row[k] === true || row[k] === 1;
+  for (const k of ['date_joined', 'last_login']) if (k in row && row[k] !== null) out[k] = new Date(row[k] as string | Date).toISOString();
+  return out;
+}
+
 /*
  * A Django database as Django 4.2/5.x writes it (auth_user and DRF's
  * authtoken_token, same DDL), holding hashes made by Django's published
@@ -222,18 +230,18 @@ describe.each(testDatabases())('trestle import-django into $name', ({ name, open
     expect(firstRun.stderr).toContain('users: 12/12 read');
     expect(firstRun.stderr).toContain('1 user(s) have "md5" hashes');
     const alice = await database.db.selectFrom('trestle_user').selectAll().where('id', '=', 3).executeTakeFirstOrThrow();
-    expect(alice).toMatchObject({
+    expect(userValues(alice)).toMatchObject({
       username: 'alice',
       email: 'alice@example.com',
       password: PBKDF2_SHA256,
-      is_staff: 1,
-      is_superuser: 0,
-      is_active: 1,
+      is_staff: true,
+      is_superuser: false,
+      is_active: true,
       date_joined: '2020-01-02T03:04:05.678Z',
       last_login: '2024-05-01T12:30:00.123Z',
     });
     const mallory = await database.db.selectFrom('trestle_user').select(['id', 'is_active']).where('username', '=', 'mallory').executeTakeFirstOrThrow();
-    expect(mallory).toEqual({ id: 41, is_active: 0 });
+    expect(userValues(mallory)).toEqual({ id: 41, is_active: false });
   });
 
   it('Basic succeeds with the original password for every safe Django hasher, then the hash is a Trestle hash', async () => {
@@ -462,7 +470,7 @@ describe.skipIf(!probe)('trestle import-django from MariaDB/MySQL', () => {
     expect(first.stdout).toContain('Users: 2 read, imported 2, skipped 0 (already imported), conflicts 0.');
     expect(first.stdout).toContain('Tokens: 1 read, imported 1, skipped 0 (already imported), conflicts 0.');
     const alice = await database.db.selectFrom('trestle_user').selectAll().where('id', '=', 3).executeTakeFirstOrThrow();
-    expect(alice).toMatchObject({ username: 'alice', is_superuser: 1, date_joined: '2020-01-02T03:04:05.678Z', last_login: '2024-05-01T12:30:00.123Z' });
+    expect(userValues(alice)).toMatchObject({ username: 'alice', is_superuser: true, date_joined: '2020-01-02T03:04:05.678Z', last_login: '2024-05-01T12:30:00.123Z' });
     app = await buildApp(database, new KyselyUserStore(database.db, { hashParams: { ln: 4, r: 8, p: 1 } }));
     const byPassword = await app.inject({ method: 'GET', url: '/me/', headers: { host: 'localhost', authorization: basic('eve', 'secret') } });
     expect(byPassword.statusCode).toBe(200);
