@@ -140,7 +140,7 @@ export type {
   UniqueTogetherValidatorOptions,
 } from './serializers/index.js';
 export { constraintViolation, type ConstraintViolation } from './db/constraint-errors.js';
-export type { DecimalOptions, DecimalRounding, JSONOptions } from './serializers/fields.js';
+export type { DecimalOptions as DecimalFieldOptions, DecimalRounding, JSONOptions as JSONFieldOptions } from './serializers/fields.js';
 
 // --- versioning
 export { VersionConflict, deprecationHeaders } from './versioning/base.js';
