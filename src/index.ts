@@ -32,6 +32,7 @@ export type { ReverseParams } from './routing/registry.js';
 export { reverse } from './routing/reverse.js';
 export type { RouteMatch } from './routing/types.js';
 export { SimpleRouter, DefaultRouter } from './routing/router.js';
+export type { ExtraAction } from './routing/router.js';
 
 export { APIView, HTTP_METHOD_NAMES } from './views/api-view.js';
 export type { Handler, HandlerResult, ViewTarget, ViewPolicies } from './views/api-view.js';

@@ -9,7 +9,33 @@ type AnyViewSet = ViewSet | GenericViewSet;
 type ViewSetClass = (new () => AnyViewSet) & {
   asView(actions: ActionMap, init?: Record<string, unknown>): AnyViewSet;
   routerActions?: readonly string[];
+  extraActions?: readonly ExtraAction[];
 };
+
+/**
+ * An extra action of a viewset, DRF's `@action(detail=…, methods=[…])`,
+ * declared on the class:
+ *
+ * ```ts
+ * static override extraActions = [{ name: 'favourite', detail: true, methods: ['post'] }];
+ * async favourite(req: ApiRequest) { … }   // POST books/<pk>/favourite/, named book-favourite
+ * ```
+ */
+export interface ExtraAction {
+  /** The viewset method that handles the action. */
+  name: string;
+  /** `true`: on one object (`<prefix>/<pk>/<urlPath>/`); `false`: on the list (`<prefix>/<urlPath>/`). */
+  detail: boolean;
+  /** HTTP methods (default `['get']`). */
+  methods?: ReadonlyArray<'get' | 'post' | 'put' | 'patch' | 'delete'>;
+  /** The URL segment (default: `name`). */
+  urlPath?: string;
+  /** The route name after `<basename>-` (default: `name` with `_` turned into `-`, as DRF). */
+  urlName?: string;
+  /** Set on the view for this action only (DRF's extra `@action` kwargs). */
+  permissionClasses?: APIView['permissionClasses'];
+  serializer?: unknown;
+}
 
 interface Registration {
   prefix: string;
@@ -55,20 +81,46 @@ export class SimpleRouter {
         }
         return out;
       };
+      const kwarg = (probe as { lookupUrlKwarg?: string }).lookupUrlKwarg ?? 'pk';
+      const extras = (viewset.extraActions ?? []).map((a) => checkedExtra(a, has, viewset.name));
+      // DRF's order: list, extra list actions, detail, extra detail actions.
+      const extraRoutes = (detail: boolean) =>
+        extras
+          .filter((a) => a.detail === detail)
+          .map((a) => {
+            const map = Object.fromEntries((a.methods ?? ['get']).map((m) => [m, a.name])) as ActionMap;
+            const init: Record<string, unknown> = {};
+            if (a.permissionClasses) init['permissionClasses'] = a.permissionClasses;
+            if (a.serializer) init['serializer'] = a.serializer;
+            const at = detail ? `${prefix}/<${kwarg}>/${a.urlPath ?? a.name}` : `${prefix}/${a.urlPath ?? a.name}`;
+            return path(`${at}${slash}`, viewset.asView(map, init), { name: `${basename}-${a.urlName ?? a.name.replaceAll('_', '-')}` });
+          });
       const listMap = pick(LIST_ACTIONS);
       if (Object.keys(listMap).length > 0) {
         routes.push(path(`${prefix}${slash}`, viewset.asView(listMap, { suffix: 'List' }), { name: `${basename}-list` }));
       }
+      routes.push(...extraRoutes(false));
       const detailMap = pick(DETAIL_ACTIONS);
       if (Object.keys(detailMap).length > 0) {
-        const kwarg = (probe as { lookupUrlKwarg?: string }).lookupUrlKwarg ?? 'pk';
         routes.push(
           path(`${prefix}/<${kwarg}>${slash}`, viewset.asView(detailMap, { suffix: 'Instance' }), { name: `${basename}-detail` }),
         );
       }
+      routes.push(...extraRoutes(true));
     }
     return routes;
   }
+}
+
+const ROUTE_ACTIONS = new Set([...Object.values(LIST_ACTIONS), ...Object.values(DETAIL_ACTIONS)]);
+
+/** An extra action the router can route, or a one-line configuration error (as DRF's checks). */
+function checkedExtra(action: ExtraAction, has: (name: string) => boolean, viewset: string): ExtraAction {
+  if (ROUTE_ACTIONS.has(action.name)) {
+    throw new ImproperlyConfigured(`${viewset}.extraActions: "${action.name}" is an existing route action and cannot be an extra action.`);
+  }
+  if (!has(action.name)) throw new ImproperlyConfigured(`${viewset}.extraActions: "${action.name}" is not a method of the viewset.`);
+  return action;
 }
 
 /** The API root of a DefaultRouter: links to every registered list. */
