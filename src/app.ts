@@ -29,6 +29,7 @@ import { checkProductionSettings, resolveSecretKey } from './secret-key.js';
 import { keepTickShape } from './utils/tick-shape.js';
 import { watchIdleConnections } from './idle-connections.js';
 import { API_REQUEST, RequestLogController } from './request-log.js';
+import { registerAppForChecks, startupChecks, type MountedView, type SystemCheck } from './checks/index.js';
 
 export interface CreateAppOptions {
   /** Settings under DRF's names; unknown names are an error. */
@@ -58,6 +59,8 @@ export interface CreateAppOptions {
   logger?: FastifyServerOptions['logger'];
   /** Folder of the development SECRET_KEY file (default `./data`). */
   dataDir?: string;
+  /** The project's own system checks, run with Trestle's at ready and by `trestle check` (docs/checks.md). */
+  checks?: readonly SystemCheck[];
 }
 
 export type TrestleApp = FastifyInstance & { trestle: AppContext };
@@ -142,7 +145,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Trestle
   };
   fastify.decorate('trestle', app);
   // DRF's system check rest_framework.W001: a PAGE_SIZE alone pages nothing.
-  if (settings.PAGE_SIZE !== null && settings.DEFAULT_PAGINATION_CLASS === null) {
+  if (settings.PAGE_SIZE !== null && settings.DEFAULT_PAGINATION_CLASS === null && !settings.SILENCED_SYSTEM_CHECKS.includes('rest_framework.W001')) {
     fastify.log.warn(PAGE_SIZE_WITHOUT_CLASS);
   }
 
@@ -197,11 +200,13 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Trestle
   services.set('routes', registry);
   try {
     // Views bind here: their plug-ins are built and checked (pagination ordering, …).
-    mountRoutes(fastify, registry, env);
+    registerAppForChecks(app, mountRoutes(fastify, registry, env), env, options.checks);
   } catch (err) {
     await fastify.close();
     throw err;
   }
+  // The system checks (docs/checks.md) run once, when the app becomes ready: an error rejects ready()/listen().
+  fastify.addHook('onReady', () => startupChecks(app));
 
   fastify.setNotFoundHandler((request, reply) => notFound(request, reply, env));
 
@@ -267,15 +272,17 @@ function prettyAvailable(): boolean {
   return pretty;
 }
 
-function mountRoutes(fastify: FastifyInstance, registry: RouteRegistry, env: RequestEnvironment): void {
+function mountRoutes(fastify: FastifyInstance, registry: RouteRegistry, env: RequestEnvironment): MountedView[] {
   // Routes that look the same to Fastify (`items/<int:pk>/`, `items/<slug:s>/`)
   // share one Fastify route and are tried in declaration order, as Django does.
   const groups = new Map<string, { route: CompiledRoute; view: APIView }[]>();
+  const mounted: MountedView[] = [];
   for (const route of registry.routes) {
     const view = instantiate(route.view, env.app).bind(env.app);
     const list = groups.get(route.fastifyPath) ?? [];
     list.push({ route, view });
     groups.set(route.fastifyPath, list);
+    mounted.push({ route, view });
   }
   for (const [url, candidates] of groups) {
     fastify.route({
@@ -284,6 +291,7 @@ function mountRoutes(fastify: FastifyInstance, registry: RouteRegistry, env: Req
       handler: (request, reply) => handle(request, reply, candidates, env),
     });
   }
+  return mounted;
 }
 
 /**

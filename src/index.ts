@@ -385,3 +385,21 @@ export type {
   AnyModel,
   DatabaseOf,
 } from './models/index.js';
+export {
+  runChecks,
+  formatReport,
+  CheckMessage,
+  SystemCheckError,
+  checkDebug,
+  checkInfo,
+  checkWarning,
+  checkError,
+  checkCritical,
+  getCloseMatches,
+  DEBUG,
+  INFO,
+  WARNING,
+  ERROR,
+  CRITICAL,
+} from './checks/index.js';
+export type { SystemCheck, CheckContext, CheckMessageOptions, CheckReport, RunChecksOptions, MountedView, CheckLevel } from './checks/index.js';

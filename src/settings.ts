@@ -201,6 +201,11 @@ export interface Settings {
    * development ALLOWED_HOSTS.
    */
   DEBUG: boolean;
+  /**
+   * Ids of system check messages to say nothing about (Django's
+   * SILENCED_SYSTEM_CHECKS), e.g. `['security.W012']`. See docs/checks.md.
+   */
+  SILENCED_SYSTEM_CHECKS: string[];
 }
 
 export type SettingsInput = Partial<Settings>;
@@ -294,6 +299,8 @@ export function defaultSettings(): Settings {
     REDIS_URL: null,
 
     DEBUG: process.env['NODE_ENV'] !== 'production',
+
+    SILENCED_SYSTEM_CHECKS: [],
   };
 }
 
@@ -343,6 +350,9 @@ function checkSettings(s: Settings): void {
   }
   if (!Array.isArray(s.AUTH_PASSWORD_VALIDATORS) || !s.AUTH_PASSWORD_VALIDATORS.every((v) => typeof v?.validate === 'function')) {
     throw new ImproperlyConfigured('AUTH_PASSWORD_VALIDATORS must be a list of validators (objects with validate()).');
+  }
+  if (!Array.isArray(s.SILENCED_SYSTEM_CHECKS) || !s.SILENCED_SYSTEM_CHECKS.every((id) => typeof id === 'string')) {
+    throw new ImproperlyConfigured('SILENCED_SYSTEM_CHECKS must be a list of check ids such as "security.W012".');
   }
   if (!Array.isArray(s.REMOTE_USER_TRUSTED_PROXIES)) {
     throw new ImproperlyConfigured('REMOTE_USER_TRUSTED_PROXIES must be a list of addresses or CIDRs.');

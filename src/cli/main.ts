@@ -51,6 +51,11 @@ export async function main(
     }
     return await runCommand(command, args, io, cwd, env, undefined, loaded);
   } catch (err) {
+    // The system checks' report (`serve` refusing to start) keeps its lines, as Django prints it.
+    if (err instanceof Error && err.name === 'SystemCheckError') {
+      io.stderr.write(`SystemCheckError: ${err.message}\n`);
+      return 1;
+    }
     io.stderr.write(`${label}: ${oneLine(err)}\n`);
     return err instanceof CliError ? err.exitCode : 1;
   }

@@ -1,5 +1,6 @@
 import type { Command } from '../command.js';
 import { changepasswordCommand } from './changepassword.js';
+import { checkCommand } from './check.js';
 import { clearsessionsCommand } from './clearsessions.js';
 import { createsuperuserCommand } from './createsuperuser.js';
 import { devCommand } from './dev.js';
@@ -29,6 +30,7 @@ export const commands: readonly Command[] = [
   serveCommand,
   devCommand,
   openapiCommand,
+  checkCommand,
   helpCommand,
 ];
 

@@ -12,6 +12,7 @@ import {
 import type { Command } from '../command.js';
 import { frameworkMigrations } from '../../db/migrations/index.js';
 import { CliError } from '../command.js';
+import { checksBeforeMigrate } from './check.js';
 
 const LABEL: Record<MigrationSet, string> = { framework: 'trestle', app: 'app' };
 const SETS: Record<string, MigrationSet> = { trestle: 'framework', app: 'app' };
@@ -24,7 +25,7 @@ const SETS: Record<string, MigrationSet> = { trestle: 'framework', app: 'app' };
 export const migrateCommand: Command = {
   name: 'migrate',
   summary: 'Apply pending database migrations (framework first, then the project), or move one app to a migration.',
-  usage: 'migrate [<app> [<migration> | zero]] [--plan | --list]',
+  usage: 'migrate [<app> [<migration> | zero]] [--plan | --list] [--skip-checks]',
   help: [
     '<app>            "trestle" (the framework\'s tables) or "app" (the project\'s): migrate that app only',
     '<migration>      migrate <app> to this migration (a unique prefix is enough, e.g. 0002): later',
@@ -32,8 +33,9 @@ export const migrateCommand: Command = {
     'zero             unapply every migration of <app>',
     '--plan           print what would run; change nothing',
     '--list           show every migration and whether it is applied; change nothing',
+    '--skip-checks    do not run the system checks first (see "trestle check")',
   ],
-  options: { list: { type: 'boolean' }, plan: { type: 'boolean' } },
+  options: { list: { type: 'boolean' }, plan: { type: 'boolean' }, 'skip-checks': { type: 'boolean' } },
   positionals: { min: 0, max: 2 },
   async run(ctx, args) {
     const project = await ctx.project();
@@ -57,6 +59,8 @@ export const migrateCommand: Command = {
       for (const step of steps) ctx.print(`  ${describeStep(step)}`);
       return 0;
     }
+    // As Django's migrate: the system checks first; an error stops before any change.
+    if (!args.values['skip-checks'] && !(await checksBeforeMigrate(ctx))) return 1;
     ctx.print(`Database: ${database.url}`);
     let started = false;
     const options: MigrateOptions = {
