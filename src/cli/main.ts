@@ -53,7 +53,8 @@ export async function main(
   } catch (err) {
     // The system checks' report (`serve` refusing to start) keeps its lines, as Django prints it.
     if (err instanceof Error && err.name === 'SystemCheckError') {
-      io.stderr.write(`SystemCheckError: ${err.message}\n`);
+      const text = `SystemCheckError: ${err.message}`;
+      io.stderr.write(text.endsWith('\n') ? text : `${text}\n`);
       return 1;
     }
     io.stderr.write(`${label}: ${oneLine(err)}\n`);

@@ -51,13 +51,11 @@ export const checkCommand: Command = {
       if (!TAGS.includes(tag)) throw new UsageError(`There is no system check with the "${tag}" tag.`);
     }
     const report = await projectChecks(ctx, { deploy, failLevel, countLine: true, ...(tags ? { tags } : {}) });
-    if (report.failed) {
-      ctx.io.stderr.write(`${report.text}\n`);
-      return 1;
-    }
-    if (report.visible.length > 0) ctx.io.stderr.write(`${report.text}\n`);
-    else ctx.print(report.text);
-    return 0;
+    // As Django's OutputWrapper: a newline is added only where the text has none.
+    const text = report.text.endsWith('\n') ? report.text : `${report.text}\n`;
+    if (report.visible.length > 0) ctx.io.stderr.write(text);
+    else ctx.io.stdout.write(text);
+    return report.failed ? 1 : 0;
   },
 };
 
@@ -93,7 +91,7 @@ export async function projectChecks(
  */
 export async function checksBeforeMigrate(ctx: CommandContext): Promise<boolean> {
   const report = await projectChecks(ctx, { forMigrate: true });
-  if (report.visible.length > 0) ctx.io.stderr.write(`${report.text}\n`);
+  if (report.visible.length > 0) ctx.io.stderr.write(report.text.endsWith('\n') ? report.text : `${report.text}\n`);
   return !report.failed;
 }
 
