@@ -69,7 +69,8 @@ export async function projectChecks(
   ctx: CommandContext,
   options: { deploy?: boolean; tags?: readonly string[]; failLevel?: number; countLine?: boolean; forMigrate?: boolean },
 ): Promise<import('../../checks/index.js').CheckReport> {
-  const [{ runChecks, formatReport }, app] = await Promise.all([import('../../checks/index.js'), buildCheckedApp(ctx, options.forMigrate === true)]);
+  const app = await buildCheckedApp(ctx, options.forMigrate === true);
+  const { runChecks, formatReport } = await import('../../checks/index.js');
   try {
     const trestle = (app as FastifyInstance & { trestle?: AppContext }).trestle;
     if (!trestle) throw new CliError("The project's createApp did not return a Trestle app.");
@@ -90,6 +91,9 @@ export async function projectChecks(
  * Prints the report; returns false when the migration must not run.
  */
 export async function checksBeforeMigrate(ctx: CommandContext): Promise<boolean> {
+  // No routes and no app of its own: nothing to check, and no app to build.
+  const project = (await ctx.project()).config;
+  if ((project.routes ?? []).length === 0 && !project.createApp) return true;
   const report = await projectChecks(ctx, { forMigrate: true });
   if (report.visible.length > 0) ctx.io.stderr.write(report.text.endsWith('\n') ? report.text : `${report.text}\n`);
   return !report.failed;
