@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.js';
 import type { Command, CommandContext } from '../command.js';
 import { CliError, UsageError } from '../command.js';
 import { KyselyUserStore } from '../../users/kysely-user-store.js';
-import { settingsFromEnvironment } from './serve.js';
+import { settingsFromEnvironment, withOperatorEnvironment } from '../../environment.js';
 
 const LEVELS: Record<string, number> = { CRITICAL: 50, ERROR: 40, WARNING: 30, INFO: 20, DEBUG: 10 };
 const TAGS = ['database', 'security', 'urls', 'views'];
@@ -22,6 +22,8 @@ export const checkCommand: Command = {
   name: 'check',
   summary: "Run the system checks (Django's manage.py check): misspelt columns and view names, --deploy settings.",
   usage: 'check [--deploy] [--tag T ...] [--fail-level ERROR] [--list-tags]',
+  // The report is what stdout holds: the log lines of the app built for it go to stderr.
+  outputIsData: true,
   help: [
     '--deploy          also check the settings for a deployment (SECRET_KEY, DEBUG, cookies, ALLOWED_HOSTS)',
     `-t, --tag T       run only the checks tagged T (repeatable): ${TAGS.join(', ')}`,
@@ -106,7 +108,11 @@ async function buildCheckedApp(ctx: CommandContext, forMigrate: boolean): Promis
   const settings = settingsFromEnvironment(project.settings ?? {}, ctx.env);
   if (forMigrate) settings.DEBUG = true;
   const routes = project.routes ?? [];
-  if (project.createApp) return project.createApp({ settings, routes, database, users });
+  if (project.createApp) {
+    // As `serve`: the operator's environment reaches the app whatever settings the hook passes on.
+    const hook = project.createApp;
+    return withOperatorEnvironment(ctx.env, () => hook({ settings, routes, database, users }));
+  }
   const { createApp } = await import('../../app.js');
   return createApp({ logger: false, settings, routes, database, users, dataDir: join(ctx.cwd, 'data') });
 }
