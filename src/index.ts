@@ -366,6 +366,22 @@ export type { DbBoolean, DbTimestamp } from './db/schema.js';
 export { setCookie, clearCookie } from './cookies.js';
 export type { CookieOptions } from './cookies.js';
 export { model, field, Model, ModelField, RelationField, checkConstraint, uniqueConstraint, columnType } from './models/index.js';
+export {
+  migration,
+  ModelMigration,
+  stateOf,
+  createModel,
+  deleteModel,
+  addField,
+  removeField,
+  alterField,
+  renameField,
+  addIndex,
+  removeIndex,
+  addConstraint,
+  removeConstraint,
+} from './models/index.js';
+export type { Operation, ModelMigrationOptions, ModelState, ProjectState } from './models/index.js';
 export type {
   FieldKind,
   ModelFieldOptions,

@@ -1,6 +1,7 @@
 import { Migrator, NO_MIGRATIONS, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import { withoutQueryTimeout, type Database } from './database.js';
 import { frameworkMigrations } from './migrations/index.js';
+import { bindModelMigrations } from '../models/migration.js';
 
 /** Which list a migration belongs to: Trestle's own tables, or the project's. */
 export type MigrationSet = 'framework' | 'app';
@@ -225,7 +226,8 @@ function migrationSets(appMigrations: AppMigrations): Array<[MigrationSet, Recor
   }
   return [
     ['framework', framework],
-    ['app', appMigrations],
+    // Model migrations (`migration({ operations })`) run from the state the earlier ones build.
+    ['app', bindModelMigrations(appMigrations)],
   ];
 }
 
@@ -324,11 +326,18 @@ async function withImmediateTransaction<R>(
 ): Promise<R> {
   const { rows } = await sql<{ timeout: number }>`pragma busy_timeout`.execute(conn);
   const previousTimeout = Number(rows[0]?.timeout ?? 5000);
+  const keys = await sql<{ foreign_keys: number }>`pragma foreign_keys`.execute(conn);
+  const enforced = Number(keys.rows[0]?.foreign_keys ?? 0) === 1;
   await sql.raw(`pragma busy_timeout = ${SQLITE_MIGRATION_WAIT_MS}`).execute(conn);
+  // As Django's SQLite schema editor: keys are not enforced while tables are
+  // rebuilt (dropping a referenced table would fire its ON DELETE actions),
+  // and every key is checked before the run commits.
+  if (enforced) await sql`pragma foreign_keys = off`.execute(conn);
   try {
     await sql`begin immediate`.execute(conn);
     try {
       const result = await fn(conn, undefined);
+      if (enforced) await checkForeignKeys(conn);
       await sql`commit`.execute(conn);
       return result;
     } catch (err) {
@@ -336,6 +345,13 @@ async function withImmediateTransaction<R>(
       throw err;
     }
   } finally {
+    if (enforced) await sql`pragma foreign_keys = on`.execute(conn);
     await sql.raw(`pragma busy_timeout = ${previousTimeout}`).execute(conn);
   }
+}
+
+async function checkForeignKeys(conn: Kysely<unknown>): Promise<void> {
+  const { rows } = await sql<{ table: string; rowid: number; parent: string }>`pragma foreign_key_check`.execute(conn);
+  const bad = rows[0];
+  if (bad) throw new Error(`Foreign key violation: ${bad.table} row ${bad.rowid} points at a missing ${bad.parent} row.`);
 }

@@ -3,3 +3,8 @@ export type { FieldKind, ModelFieldOptions, CharOptions, DecimalOptions, DateTim
 export { Model, model, checkConstraint, uniqueConstraint } from './model.js';
 export type { ModelMeta, IndexDeclaration, ConstraintDeclaration, FieldMap, WithPrimaryKey, ColumnTypeOf, TableOf, InsertOf, AnyModel, DatabaseOf } from './model.js';
 export { columnType } from './column-types.js';
+export { createModel, deleteModel, addField, removeField, alterField, renameField, addIndex, removeIndex, addConstraint, removeConstraint } from './operations.js';
+export type { Operation } from './operations.js';
+export { migration, ModelMigration, stateOf, bindModelMigrations } from './migration.js';
+export type { ModelMigrationOptions } from './migration.js';
+export type { ModelState, ProjectState } from './state.js';
