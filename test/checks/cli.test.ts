@@ -74,6 +74,8 @@ describe.each(testDatabases())('trestle check on $name', ({ freshUrl }) => {
     stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
     stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
     const code = await main(argv, { stdin: new PassThrough(), stdout, stderr }, dir, { DATABASE_URL: database.url, LOG_LEVEL: 'silent', ...env });
+    // PassThrough may hand the last chunk over after main() settles: let it arrive.
+    await new Promise((resolve) => setImmediate(resolve));
     return { code, stdout: out, stderr: err };
   }
 
@@ -170,6 +172,8 @@ describe('trestle check --deploy', () => {
     stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
     stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
     const code = await main(argv, { stdin: new PassThrough(), stdout, stderr }, dir, { DATABASE_URL: `sqlite:${join(dir, 'db.sqlite3')}`, LOG_LEVEL: 'silent', ...env });
+    // PassThrough may hand the last chunk over after main() settles: let it arrive.
+    await new Promise((resolve) => setImmediate(resolve));
     return { code, stdout: out, stderr: err };
   }
 
