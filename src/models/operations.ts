@@ -15,6 +15,8 @@ type AnyDb = Kysely<any>;
  */
 export interface Operation {
   readonly type: string;
+  /** The arguments the operation was made with, in order (a migration writer prints them back). */
+  readonly args: readonly unknown[];
   /** One line for `trestle migrate` and `sqlmigrate`: `Create model catalogue_book`. */
   describe(): string;
   /** The state after this operation. */
@@ -48,6 +50,7 @@ export function createModel(table: string, fields: Record<string, ModelField>, m
   const state: ModelState = { table, fields: Object.freeze({ ...fields }), meta: Object.freeze({ ...meta }) };
   return {
     type: 'createModel',
+    args: [table, state.fields, meta],
     describe: () => `Create model ${table}`,
     stateForwards: (s) => {
       if (s[table]) throw new Error(`createModel: model "${table}" already exists in the migration state.`);
@@ -68,6 +71,7 @@ export function createModel(table: string, fields: Record<string, ModelField>, m
 export function deleteModel(table: string): Operation {
   return {
     type: 'deleteModel',
+    args: [table],
     describe: () => `Delete model ${table}`,
     stateForwards: (s) => (modelOf(s, table), withModel(s, table, null)),
     async up(db) {
@@ -85,6 +89,7 @@ export function deleteModel(table: string): Operation {
 export function addField(table: string, name: string, f: ModelField): Operation {
   return {
     type: 'addField',
+    args: [table, name, f],
     describe: () => `Add field ${name} to ${table}`,
     stateForwards: (s) => {
       const model = modelOf(s, table);
@@ -104,6 +109,7 @@ export function addField(table: string, name: string, f: ModelField): Operation 
 export function removeField(table: string, name: string): Operation {
   return {
     type: 'removeField',
+    args: [table, name],
     describe: () => `Remove field ${name} from ${table}`,
     stateForwards: (s) => {
       const model = modelOf(s, table);
@@ -123,6 +129,7 @@ export function removeField(table: string, name: string): Operation {
 export function alterField(table: string, name: string, f: ModelField): Operation {
   return {
     type: 'alterField',
+    args: [table, name, f],
     describe: () => `Alter field ${name} on ${table}`,
     stateForwards: (s) => {
       const model = modelOf(s, table);
@@ -160,6 +167,7 @@ function renameInMeta(model: ModelState, from: string, to: string): ModelMeta {
 export function renameField(table: string, from: string, to: string): Operation {
   return {
     type: 'renameField',
+    args: [table, from, to],
     describe: () => `Rename field ${from} on ${table} to ${to}`,
     stateForwards: (s) => {
       const model = modelOf(s, table);
@@ -184,6 +192,7 @@ function named(table: string, model: ModelState, index: IndexDeclaration): Index
 export function addIndex(table: string, index: IndexDeclaration): Operation {
   return {
     type: 'addIndex',
+    args: [table, index],
     describe: () => `Create index ${index.name ?? index.fields.join(', ')} on ${table}`,
     stateForwards: (s) => {
       const model = modelOf(s, table);
@@ -209,6 +218,7 @@ export function removeIndex(table: string, name: string): Operation {
   };
   return {
     type: 'removeIndex',
+    args: [table, name],
     describe: () => `Remove index ${name} from ${table}`,
     stateForwards: (s) => {
       const model = modelOf(s, table);
@@ -229,6 +239,7 @@ export function removeIndex(table: string, name: string): Operation {
 export function addConstraint(table: string, constraint: ConstraintDeclaration): Operation {
   return {
     type: 'addConstraint',
+    args: [table, constraint],
     describe: () => `Create constraint ${constraint.name} on ${table}`,
     stateForwards: (s) => {
       const model = modelOf(s, table);
@@ -252,6 +263,7 @@ export function removeConstraint(table: string, name: string): Operation {
   };
   return {
     type: 'removeConstraint',
+    args: [table, name],
     describe: () => `Remove constraint ${name} from ${table}`,
     stateForwards: (s) => {
       const model = modelOf(s, table);

@@ -1,0 +1,64 @@
+import { RelationField, type ModelField } from './fields.js';
+import type { Operation } from './operations.js';
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+/** A value as TypeScript source: objects with bare keys where they can be, arrays, strings quoted. */
+export function literalSource(value: unknown): string {
+  if (value instanceof RelationField || isField(value)) return fieldSource(value as ModelField);
+  if (value === undefined) return 'undefined';
+  if (value instanceof Date) return `new Date(${JSON.stringify(value.toISOString())})`;
+  if (typeof value === 'function') {
+    throw new Error('A callable default cannot be written into a migration: write the migration by hand, or give a constant default.');
+  }
+  if (Array.isArray(value)) return `[${value.map(literalSource).join(', ')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined);
+    if (entries.length === 0) return '{}';
+    return `{ ${entries.map(([k, v]) => `${IDENTIFIER.test(k) ? k : JSON.stringify(k)}: ${literalSource(v)}`).join(', ')} }`;
+  }
+  return typeof value === 'string' ? `'${value.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'` : JSON.stringify(value);
+}
+
+function isField(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && 'kind' in value && 'options' in value && typeof (value as ModelField).columnName === 'function';
+}
+
+/** `field.char({ maxLength: 200 })`; a relation names its target table. */
+export function fieldSource(f: ModelField): string {
+  const options = Object.fromEntries(Object.entries(f.options).filter(([, v]) => v !== undefined));
+  if (f instanceof RelationField) {
+    const to = f.to === 'self' ? 'self' : f.targetTable('self');
+    return `field.${f.kind}(${literalSource(to)}, ${literalSource(options)})`;
+  }
+  if ((f.kind === 'email' && options['maxLength'] === 254) || (f.kind === 'url' && options['maxLength'] === 200)) delete options['maxLength'];
+  if (f.kind === 'slug') {
+    if (options['maxLength'] === 50) delete options['maxLength'];
+    if (options['dbIndex'] === true) delete options['dbIndex'];
+  }
+  return Object.keys(options).length === 0 ? `field.${f.kind}()` : `field.${f.kind}(${literalSource(options)})`;
+}
+
+/**
+ * A migration file: readable TypeScript a person may edit, importing the
+ * operations it uses from `importFrom` (`'trestle'`).
+ */
+export function writeMigration(operations: readonly Operation[], options: { dependencies?: readonly string[]; importFrom?: string } = {}): string {
+  const used = new Set<string>(['migration']);
+  const lines: string[] = [];
+  for (const op of operations) {
+    used.add(op.type);
+    const args = op.args.map(literalSource);
+    // An empty meta is left out, as a person would write it.
+    while (args.length > 1 && args[args.length - 1] === '{}') args.pop();
+    const source = `${op.type}(${args.join(', ')})`;
+    if (source.includes('field.')) used.add('field');
+    lines.push(`    ${source},`);
+  }
+  const names = [...used].sort();
+  const deps = options.dependencies?.length ? `  dependencies: ${literalSource([...options.dependencies])},\n` : '';
+  return (
+    `import { ${names.join(', ')} } from '${options.importFrom ?? 'trestle'}';\n\n` +
+    `export default migration({\n${deps}  operations: [\n${lines.join('\n')}\n  ],\n});\n`
+  );
+}
