@@ -239,8 +239,8 @@ function didYouMean(word: string, candidates: readonly string[], listLabel: stri
 }
 
 /**
- * A field of the view's serializer whose source the rows do not have
- * renders nothing (or `null`) for every row: reported when the query's
+ * A required field of the view's serializer (no default, no null) whose
+ * source the rows do not have fails every request: reported when the query's
  * columns are all known and the view renders rows with the generic
  * `serialize` (an override may add attributes).
  */
@@ -255,8 +255,13 @@ function checkSources(view: GenericAPIView, q: QueryColumns, obj: string): Check
   for (const [setting, s] of serializers) {
     const fields = (s as { fields?: unknown } | undefined)?.fields;
     if (!fields || typeof fields !== 'object') continue;
-    for (const [name, field] of Object.entries(fields as Record<string, { source?: string; writeOnly?: boolean }>)) {
+    for (const [name, field] of Object.entries(
+      fields as Record<string, { source?: string; writeOnly?: boolean; required?: boolean; allowNull?: boolean; hasDefault?: boolean }>,
+    )) {
       if (!field || field.writeOnly || field.source === '*') continue;
+      // Only a field that would fail every row: one with a default, that
+      // allows null or is not required renders the missing key as DRF does.
+      if (field.hasDefault || field.allowNull || field.required === false) continue;
       const first = (field.source ?? name).split('.')[0]!;
       if (q.output.includes(first)) continue;
       const written = field.source === undefined ? '' : ` (source '${field.source}')`;

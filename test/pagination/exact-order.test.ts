@@ -255,6 +255,8 @@ describe.each(testDatabases())('exact paging on $name', ({ name, open }) => {
       // A cursor deep in the listing: the page after the 10,000th row of each direction.
       const at = (dir: 'asc' | 'desc') =>
         db.selectFrom('big').select(['id', sql<string>`created::text`.as('t')]).where('created', 'is not', null).orderBy('created', dir).orderBy('id', dir).limit(1).offset(10_000).executeTakeFirstOrThrow();
+      // Start-up (the system checks read the table's columns through the builder) before anything is counted.
+      expect((await get(a, '/asc/')).status).toBe(200);
       const deep = await at('desc');
       const deepAsc = await at('asc');
       for (const url of [
