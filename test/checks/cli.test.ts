@@ -1,10 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { runMain } from '../helpers/cli.js';
 import { testDatabases, type TestDatabaseUrl } from '../helpers/databases.js';
 
 const TRESTLE = pathToFileURL(join(import.meta.dirname, '../../src/index.ts')).href;
@@ -66,17 +65,8 @@ describe.each(testDatabases())('trestle check on $name', ({ freshUrl }) => {
   });
 
   /** `trestle <argv>` in-process, with `env` as its whole environment. */
-  async function trestle(argv: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    let out = '';
-    let err = '';
-    stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-    stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-    const code = await main(argv, { stdin: new PassThrough(), stdout, stderr }, dir, { DATABASE_URL: database.url, LOG_LEVEL: 'silent', ...env });
-    // PassThrough may hand the last chunk over after main() settles: let it arrive.
-    await new Promise((resolve) => setImmediate(resolve));
-    return { code, stdout: out, stderr: err };
+  function trestle(argv: string[], env: Record<string, string> = {}) {
+    return runMain(argv, { cwd: dir, env: { DATABASE_URL: database.url, LOG_LEVEL: 'silent', ...env } });
   }
 
   function project(list: string, settings?: string, file = 'trestle.config.ts'): void {
@@ -164,17 +154,8 @@ describe('trestle check --deploy', () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  async function trestle(argv: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    let out = '';
-    let err = '';
-    stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-    stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-    const code = await main(argv, { stdin: new PassThrough(), stdout, stderr }, dir, { DATABASE_URL: `sqlite:${join(dir, 'db.sqlite3')}`, LOG_LEVEL: 'silent', ...env });
-    // PassThrough may hand the last chunk over after main() settles: let it arrive.
-    await new Promise((resolve) => setImmediate(resolve));
-    return { code, stdout: out, stderr: err };
+  function trestle(argv: string[], env: Record<string, string> = {}) {
+    return runMain(argv, { cwd: dir, env: { DATABASE_URL: `sqlite:${join(dir, 'db.sqlite3')}`, LOG_LEVEL: 'silent', ...env } });
   }
 
   const W009 =
