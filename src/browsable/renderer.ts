@@ -74,6 +74,7 @@ export class BrowsableAPIRenderer implements Renderer {
       '<div class="page-header">',
       `<h1>${escapeHtml(name)}</h1>`,
       req && view ? this.toolbar(req, view) : '',
+      req && view ? this.extraActions(req, view, status) : '',
       '</div>',
       description ? `<div class="description">${paragraphs(description)}</div>` : '',
       req && view ? this.filterControls(req, view, data) : '',
@@ -119,6 +120,23 @@ export class BrowsableAPIRenderer implements Renderer {
       parts.push('<button type="button" class="btn btn-danger" data-confirm="delete-dialog" aria-haspopup="dialog">DELETE</button>');
     }
     return `<div class="toolbar">${parts.join('')}</div>`;
+  }
+
+  /**
+   * DRF's "Extra Actions" drop-down: on a viewset routed by a router, a link
+   * to each extra action of the same level (detail actions on a detail or
+   * detail-action page, list actions on a list or list-action page), named
+   * by the action's view name, from `getExtraActionUrlMap`. Nothing on a 401
+   * or 403 page or when the view has no extra action there, as DRF.
+   */
+  protected extraActions(req: ApiRequest, view: APIView, status: number): string {
+    if (status === 401 || status === 403) return '';
+    const map = (view as { getExtraActionUrlMap?: (req: ApiRequest) => Record<string, string> }).getExtraActionUrlMap;
+    if (typeof map !== 'function') return '';
+    const urls = Object.entries(map.call(view, req));
+    if (urls.length === 0) return '';
+    const items = urls.map(([name, url]) => `<li><a href="${escapeHtml(url)}">${escapeHtml(name)}</a></li>`).join('');
+    return `<details class="extra-actions"><summary class="btn" id="extra-actions-menu">Extra Actions</summary><ul class="dropdown-menu" aria-labelledby="extra-actions-menu">${items}</ul></details>`;
   }
 
   private jsonFormat(view: APIView): string {

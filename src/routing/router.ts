@@ -1,6 +1,8 @@
 import type { ApiRequest } from '../request.js';
 import { APIView } from '../views/api-view.js';
-import { GenericViewSet, ViewSet, type ActionMap } from '../views/viewsets.js';
+import { GenericViewSet, ViewSet, extraActionViewName, type ActionMap, type ExtraAction } from '../views/viewsets.js';
+
+export type { ExtraAction };
 import { ImproperlyConfigured } from '../exceptions.js';
 import { path, type RouteEntry } from './routes.js';
 import { reverse } from './reverse.js';
@@ -11,31 +13,6 @@ type ViewSetClass = (new () => AnyViewSet) & {
   routerActions?: readonly string[];
   extraActions?: readonly ExtraAction[];
 };
-
-/**
- * An extra action of a viewset, DRF's `@action(detail=…, methods=[…])`,
- * declared on the class:
- *
- * ```ts
- * static override extraActions = [{ name: 'favourite', detail: true, methods: ['post'] }];
- * async favourite(req: ApiRequest) { … }   // POST books/<pk>/favourite/, named book-favourite
- * ```
- */
-export interface ExtraAction {
-  /** The viewset method that handles the action. */
-  name: string;
-  /** `true`: on one object (`<prefix>/<pk>/<urlPath>/`); `false`: on the list (`<prefix>/<urlPath>/`). */
-  detail: boolean;
-  /** HTTP methods (default `['get']`). */
-  methods?: ReadonlyArray<'get' | 'post' | 'put' | 'patch' | 'delete'>;
-  /** The URL segment (default: `name`). */
-  urlPath?: string;
-  /** The route name after `<basename>-` (default: `name` with `_` turned into `-`, as DRF). */
-  urlName?: string;
-  /** Set on the view for this action only (DRF's extra `@action` kwargs). */
-  permissionClasses?: APIView['permissionClasses'];
-  serializer?: unknown;
-}
 
 interface Registration {
   prefix: string;
@@ -89,7 +66,7 @@ export class SimpleRouter {
           .filter((a) => a.detail === detail)
           .map((a) => {
             const map = Object.fromEntries((a.methods ?? ['get']).map((m) => [m, a.name])) as ActionMap;
-            const init: Record<string, unknown> = {};
+            const init: Record<string, unknown> = { detail, basename, name: extraActionViewName(a) };
             if (a.permissionClasses) init['permissionClasses'] = a.permissionClasses;
             if (a.serializer) init['serializer'] = a.serializer;
             const at = detail ? `${prefix}/<${kwarg}>/${a.urlPath ?? a.name}` : `${prefix}/${a.urlPath ?? a.name}`;
@@ -97,13 +74,13 @@ export class SimpleRouter {
           });
       const listMap = pick(LIST_ACTIONS);
       if (Object.keys(listMap).length > 0) {
-        routes.push(path(`${prefix}${slash}`, viewset.asView(listMap, { suffix: 'List' }), { name: `${basename}-list` }));
+        routes.push(path(`${prefix}${slash}`, viewset.asView(listMap, { suffix: 'List', detail: false, basename }), { name: `${basename}-list` }));
       }
       routes.push(...extraRoutes(false));
       const detailMap = pick(DETAIL_ACTIONS);
       if (Object.keys(detailMap).length > 0) {
         routes.push(
-          path(`${prefix}/<${kwarg}>${slash}`, viewset.asView(detailMap, { suffix: 'Instance' }), { name: `${basename}-detail` }),
+          path(`${prefix}/<${kwarg}>${slash}`, viewset.asView(detailMap, { suffix: 'Instance', detail: true, basename }), { name: `${basename}-detail` }),
         );
       }
       routes.push(...extraRoutes(true));

@@ -344,8 +344,9 @@ function commonPath(paths: readonly string[]): string {
 
 /** A component name from the view's name (`Book List` → `Book`), when the serializer has none. */
 function componentName(view: APIView): string {
-  const words = view
-    .getViewName()
+  // The class's name: an extra action's own view name ("Favourite") does not name the viewset's serializer.
+  const words = APIView.prototype.getViewName
+    .call(view)
     .replace(/\b(List|Instance|View ?Set)$/, '')
     .split(/[^A-Za-z0-9]+/)
     .filter(Boolean);

@@ -36,6 +36,13 @@ h2 { font-size: 1.15rem; }
 .btn-danger { background: #b3261e; border-color: #b3261e; color: #fff; }
 .btn-danger:hover { background: #8f1e18; }
 .btn-group { display: inline-flex; flex-wrap: wrap; gap: .3rem; }
+.extra-actions { position: relative; margin-bottom: 1rem; }
+.extra-actions > summary { list-style: none; }
+.extra-actions > summary::-webkit-details-marker { display: none; }
+.extra-actions > summary::after { content: " ▾"; }
+.extra-actions .dropdown-menu { position: absolute; right: 0; z-index: 10; min-width: 12rem; margin: .2rem 0 0; padding: .3rem 0; list-style: none; background: #fff; border: 1px solid #d0d7de; border-radius: .3rem; box-shadow: 0 4px 12px rgba(0,0,0,.12); }
+.extra-actions .dropdown-menu a { display: block; padding: .3rem .9rem; color: #1f2328; text-decoration: none; white-space: nowrap; }
+.extra-actions .dropdown-menu a:hover { background: #eef2f6; }
 pre.prettyprint { margin: 0 0 1rem; padding: .9rem 1rem; background: #fff; border: 1px solid #d0d7de; border-radius: .3rem; overflow-x: auto; white-space: pre-wrap; word-break: break-word; font-size: 13px; line-height: 1.45; }
 .request-info pre { background: #fbfcfd; }
 .meta b { color: #3d4450; }
