@@ -6,6 +6,7 @@ import type { RouteEntry } from './routing/routes.js';
 import type { Database } from './db/database.js';
 import type { UserStore } from './users/store.js';
 import type { ProjectCommand } from './cli/command.js';
+import type { AnyModel } from './models/model.js';
 
 /** What `seed` receives: the open, migrated database and the user store. */
 export interface ProjectContext {
@@ -42,6 +43,14 @@ export interface ProjectConfig {
   routes?: readonly RouteEntry[];
   /** The project's own migrations, applied after the framework's, in name order. */
   migrations?: Record<string, Migration>;
+  /** The project's models: `trestle makemigrations` diffs them against the migrations' state. */
+  models?: readonly AnyModel[];
+  /**
+   * The folder of migration files (`'migrations'`, relative to the config
+   * file): each file's default export joins `migrations` under its name
+   * (`0001_initial`), and `trestle makemigrations` writes the next one there.
+   */
+  migrationsDir?: string;
   /** Used when neither `--database-url` nor `DATABASE_URL` is given. */
   databaseUrl?: string;
   /** Fills a fresh database with sample data (the example service uses it). */

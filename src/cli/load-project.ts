@@ -1,14 +1,20 @@
-import { existsSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
+import { existsSync, readdirSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ProjectConfig } from '../project.js';
 import { CliError } from './command.js';
 
 /** A project config and the file it came from (`null`: no config file found). */
 export interface LoadedProject {
+  /** The config, its `migrations` including those of `migrationsDir`. */
   config: ProjectConfig;
   path: string | null;
+  /** `migrationsDir` as an absolute path (null when the project names none). */
+  migrationsDir?: string | null;
 }
+
+/** A migration file's name: `0001_initial.ts` (not `.d.ts`, nor a name starting with `_` or `.`). */
+const MIGRATION_FILE = /^(?![_.])([^.]+)\.(?:ts|mts|js|mjs)$/;
 
 /** File names looked for in the working directory, in order. */
 export const CONFIG_FILE_NAMES = ['trestle.config.ts', 'trestle.config.mts', 'trestle.config.js', 'trestle.config.mjs'];
@@ -46,7 +52,39 @@ export async function loadProject(cwd: string, explicit: string | undefined, env
   if (typeof config !== 'object' || config === null) {
     throw new CliError(`${file} must have a default export: export default defineProject({ … })`);
   }
-  return { config: config as ProjectConfig, path: file };
+  return withMigrationFiles(config as ProjectConfig, file);
+}
+
+/**
+ * Imports the files of `migrationsDir` (relative to the config file), as the
+ * config itself is imported, and adds their default exports to the
+ * project's migrations under their file names without the extension.
+ */
+async function withMigrationFiles(config: ProjectConfig, file: string): Promise<LoadedProject> {
+  if (config.migrationsDir === undefined) return { config, path: file, migrationsDir: null };
+  if (typeof config.migrationsDir !== 'string' || config.migrationsDir === '') {
+    throw new CliError(`${file}: "migrationsDir" must be a folder name, e.g. 'migrations'.`);
+  }
+  const dir = resolve(dirname(file), config.migrationsDir);
+  const migrations = { ...(config.migrations ?? {}) };
+  const names = existsSync(dir) ? readdirSync(dir).filter((n) => MIGRATION_FILE.test(n) && !n.endsWith('.d.ts')).sort() : [];
+  for (const name of names) {
+    const key = MIGRATION_FILE.exec(name)![1]!;
+    const path = resolve(dir, name);
+    if (key in migrations) throw new CliError(`${path}: a migration named "${key}" is also declared in ${file}.`);
+    let mod: { default?: unknown };
+    try {
+      mod = await importConfig(path);
+    } catch (err) {
+      throw new CliError(`Cannot load ${path}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    const m = unwrapDefault(mod.default) as { up?: unknown } | null | undefined;
+    if (typeof m !== 'object' || m === null || typeof m.up !== 'function') {
+      throw new CliError(`${path} must have a migration as its default export: export default migration({ operations: [ … ] })`);
+    }
+    migrations[key] = m as NonNullable<ProjectConfig['migrations']>[string];
+  }
+  return { config: { ...config, migrations }, path: file, migrationsDir: dir };
 }
 
 /**

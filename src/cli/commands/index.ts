@@ -6,6 +6,7 @@ import { createsuperuserCommand } from './createsuperuser.js';
 import { devCommand } from './dev.js';
 import { helpCommand } from './help.js';
 import { importDjangoCommand } from './import-django.js';
+import { makemigrationsCommand } from './makemigrations.js';
 import { migrateCommand } from './migrate.js';
 import { newCommand } from './new.js';
 import { openapiCommand } from './openapi.js';
@@ -20,6 +21,7 @@ import { tokenCommand } from './token.js';
  */
 export const commands: readonly Command[] = [
   newCommand,
+  makemigrationsCommand,
   migrateCommand,
   seedCommand,
   createsuperuserCommand,

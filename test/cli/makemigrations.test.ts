@@ -1,0 +1,210 @@
+// `trestle makemigrations` through main() in-process: models declared in
+// trestle.config.ts, files written into migrationsDir, then applied by
+// `trestle migrate`, on SQLite and PostgreSQL.
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/db/database.js';
+import { testDatabases, type TestDatabaseUrl } from '../helpers/databases.js';
+import { runMain } from '../helpers/cli.js';
+
+const TRESTLE = pathToFileURL(join(import.meta.dirname, '../../src/index.ts')).href;
+
+// Each version of the models is its own config file: an imported module is not loaded twice.
+function config(fields: string, extra = ''): string {
+  return `import { defineProject, field, model } from '${TRESTLE}';
+export const Author = model('catalogue_author', {
+${fields}
+});
+export default defineProject({ models: [Author], migrationsDir: 'migrations'${extra} });
+`;
+}
+const V1 = config(`  name: field.char({ maxLength: 200 }),`);
+const V2 = config(`  name: field.char({ maxLength: 200 }),\n  bio: field.text({ null: true }),`);
+
+const INITIAL = `import { createModel, field, migration } from 'trestle';
+
+export default migration({
+  operations: [
+    createModel('catalogue_author', { id: field.auto(), name: field.char({ maxLength: 200 }) }),
+  ],
+});
+`;
+const BIO = `import { addField, field, migration } from 'trestle';
+
+export default migration({
+  dependencies: ['0001_initial'],
+  operations: [
+    addField('catalogue_author', 'bio', field.text({ null: true })),
+  ],
+});
+`;
+
+describe.each(testDatabases())('trestle makemigrations on $name', ({ freshUrl }) => {
+  let dir: string;
+  let target: TestDatabaseUrl;
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'trestle-makemigrations-'));
+    target = await freshUrl();
+  });
+  afterEach(async () => {
+    await target.cleanup();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const trestle = (...argv: string[]) => runMain(argv, { cwd: dir, env: { DATABASE_URL: target.url } });
+  const migrationFile = (name: string) => join(dir, 'migrations', `${name}.ts`);
+  /** The file as written, then pointed at this checkout's sources (no installed "trestle" package in a temp folder). */
+  function readAndLink(name: string): string {
+    const source = readFileSync(migrationFile(name), 'utf8');
+    writeFileSync(migrationFile(name), source.replace("from 'trestle'", `from '${TRESTLE}'`));
+    return source;
+  }
+  async function columns(table: string): Promise<string[]> {
+    const database = await openDatabase(target.url);
+    try {
+      const tables = await database.db.introspection.getTables();
+      return tables.find((t) => t.name === table)?.columns.map((c) => c.name) ?? [];
+    } finally {
+      await database.close();
+    }
+  }
+
+  it('writes 0001_initial, which migrate applies; a field added is 0002, applied too; --check tells each state', async () => {
+    writeFileSync(join(dir, 'trestle.config.ts'), V1);
+    writeFileSync(join(dir, 'v2.config.ts'), V2);
+
+    const check0 = await trestle('makemigrations', '--check');
+    expect(check0).toEqual({
+      code: 1,
+      stdout: "Migrations for 'app':\n  migrations/0001_initial.ts\n    - Create model catalogue_author\n",
+      stderr: '',
+    });
+    expect(existsSync(join(dir, 'migrations'))).toBe(false);
+
+    const dry = await trestle('makemigrations', '--dry-run');
+    expect(dry).toEqual({ code: 0, stdout: check0.stdout, stderr: '' });
+    expect(existsSync(join(dir, 'migrations'))).toBe(false);
+
+    const first = await trestle('makemigrations');
+    expect(first).toEqual({ code: 0, stdout: check0.stdout, stderr: '' });
+    expect(readdirSync(join(dir, 'migrations'))).toEqual(['0001_initial.ts']);
+    expect(readAndLink('0001_initial')).toBe(INITIAL);
+
+    const applied = await trestle('migrate');
+    expect(applied.stderr).toBe('');
+    expect(applied.code).toBe(0);
+    expect(applied.stdout).toContain('  Applying app.0001_initial... OK\n');
+    expect(await columns('catalogue_author')).toEqual(['id', 'name']);
+
+    expect(await trestle('makemigrations')).toEqual({ code: 0, stdout: 'No changes detected\n', stderr: '' });
+    expect(await trestle('makemigrations', '--check')).toEqual({ code: 0, stdout: 'No changes detected\n', stderr: '' });
+
+    // The models gain a nullable field.
+    const check1 = await trestle('makemigrations', '--check', '--config', 'v2.config.ts');
+    expect(check1).toEqual({
+      code: 1,
+      stdout: "Migrations for 'app':\n  migrations/0002_catalogue_author_bio.ts\n    - Add field bio to catalogue_author\n",
+      stderr: '',
+    });
+    expect(readdirSync(join(dir, 'migrations'))).toEqual(['0001_initial.ts']);
+
+    const second = await trestle('makemigrations', '--config', 'v2.config.ts');
+    expect(second).toEqual({ code: 0, stdout: check1.stdout, stderr: '' });
+    expect(readAndLink('0002_catalogue_author_bio')).toBe(BIO);
+
+    const list = await trestle('migrate', '--list', '--config', 'v2.config.ts');
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout).toContain('app\n [X] 0001_initial\n [ ] 0002_catalogue_author_bio\n');
+
+    const again = await trestle('migrate', '--config', 'v2.config.ts');
+    expect(again.stderr).toBe('');
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('  Applying app.0002_catalogue_author_bio... OK\n');
+    expect(again.stdout).not.toContain('0001_initial');
+    expect(await columns('catalogue_author')).toEqual(['id', 'name', 'bio']);
+    expect(await trestle('makemigrations', '--check', '--config', 'v2.config.ts')).toEqual({ code: 0, stdout: 'No changes detected\n', stderr: '' });
+  });
+});
+
+describe('trestle makemigrations without a database', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'trestle-makemigrations-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  const trestle = (...argv: string[]) => runMain(argv, { cwd: dir });
+
+  it('--name names the file; a rename is asked for in one line and answered with --rename', async () => {
+    writeFileSync(join(dir, 'trestle.config.ts'), config(`  name: field.char({ maxLength: 200 }),`));
+    const first = await trestle('makemigrations', '--name', 'authors');
+    expect(first).toEqual({ code: 0, stdout: "Migrations for 'app':\n  migrations/0001_authors.ts\n    - Create model catalogue_author\n", stderr: '' });
+    readAndLinkIn(dir, '0001_authors');
+
+    writeFileSync(join(dir, 'renamed.config.ts'), config(`  title: field.char({ maxLength: 200 }),`));
+    const asked = await trestle('makemigrations', '--config', 'renamed.config.ts');
+    expect(asked).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        'trestle makemigrations: Was catalogue_author.name renamed to catalogue_author.title? Answer with --rename catalogue_author.name=title, ' +
+        'or keep both fields in one run of makemigrations and remove the old one in the next.\n',
+    });
+    expect(readdirSync(join(dir, 'migrations'))).toEqual(['0001_authors.ts']);
+
+    const answered = await trestle('makemigrations', '--config', 'renamed.config.ts', '--rename', 'catalogue_author.name=title');
+    expect(answered).toEqual({
+      code: 0,
+      stdout: "Migrations for 'app':\n  migrations/0002_rename_name_catalogue_author_title.ts\n    - Rename field name on catalogue_author to title\n",
+      stderr: '',
+    });
+    expect(readFileSync(join(dir, 'migrations', '0002_rename_name_catalogue_author_title.ts'), 'utf8')).toContain(
+      "  dependencies: ['0001_authors'],\n  operations: [\n    renameField('catalogue_author', 'name', 'title'),\n  ],\n",
+    );
+  });
+
+  it('a non-null field without a default is refused in one line; nothing is written', async () => {
+    mkdirSync(join(dir, 'migrations'));
+    writeFileSync(join(dir, 'trestle.config.ts'), config(`  name: field.char({ maxLength: 200 }),`));
+    expect((await trestle('makemigrations')).code).toBe(0);
+    readAndLinkIn(dir, '0001_initial');
+    writeFileSync(join(dir, 'strict.config.ts'), config(`  name: field.char({ maxLength: 200 }),\n  age: field.integer(),`));
+    const refused = await trestle('makemigrations', '--config', 'strict.config.ts');
+    expect(refused).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        'trestle makemigrations: catalogue_author.age is added without null: true and without a default, so existing rows have no value: ' +
+        'give the field a default (or null: true) and run makemigrations again.\n',
+    });
+    expect(readdirSync(join(dir, 'migrations'))).toEqual(['0001_initial.ts']);
+  });
+
+  it('usage mistakes exit 2; a project without migrationsDir exits 1', async () => {
+    writeFileSync(join(dir, 'trestle.config.ts'), config(`  name: field.char({ maxLength: 200 }),`));
+    expect(await trestle('makemigrations', '--rename', 'name=title')).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'trestle makemigrations: --rename "name=title" must be table.old=new.\n',
+    });
+    expect(await trestle('makemigrations', '--name', 'two words')).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'trestle makemigrations: --name "two words" is not a valid migration name: use letters, digits and "_".\n',
+    });
+    writeFileSync(join(dir, 'nodir.config.ts'), `export default { models: [] };\n`);
+    const noDir = await trestle('makemigrations', '--config', 'nodir.config.ts');
+    expect(noDir).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `trestle makemigrations: ${join(dir, 'nodir.config.ts')} names no migrations folder: add migrationsDir: 'migrations' to trestle.config.ts.\n`,
+    });
+  });
+});
+
+function readAndLinkIn(dir: string, name: string): void {
+  const file = join(dir, 'migrations', `${name}.ts`);
+  writeFileSync(file, readFileSync(file, 'utf8').replace("from 'trestle'", `from '${TRESTLE}'`));
+}
