@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
 import { testDatabases, type TestDatabaseUrl } from '../helpers/databases.js';
@@ -65,8 +66,11 @@ describe.each(testDatabases())('trestle makemigrations on $name', ({ freshUrl })
   async function columns(table: string): Promise<string[]> {
     const database = await openDatabase(target.url);
     try {
+      // PostgreSQL lists every schema's tables: this database is its current schema.
+      const schema =
+        database.dialect === 'postgres' ? (await sql<{ s: string }>`select current_schema() as s`.execute(database.db)).rows[0]!.s : undefined;
       const tables = await database.db.introspection.getTables();
-      return tables.find((t) => t.name === table)?.columns.map((c) => c.name) ?? [];
+      return tables.find((t) => t.name === table && t.schema === schema)?.columns.map((c) => c.name) ?? [];
     } finally {
       await database.close();
     }
