@@ -29,6 +29,7 @@ import { browsableRoutes } from './browsable.js';
  *   /api/                      the API root (DefaultRouter)
  *   /api/books/                page-number pagination, read by anyone, written when signed in;
  *                              ?search=, ?ordering=, ?author=, ?year__gte=, ?isbn=
+ *   /api/books/<pk>/favourite/ POST: an extra action, marks the book a favourite of the signed-in user
  *   /api/authors/              limit/offset pagination, ?search= and ?ordering=
  *   /api/feed/                 cursor pagination (newest first, or ?ordering=year, …)
  *   /api/shelf/                a custom style: links in the Link header

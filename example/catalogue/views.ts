@@ -18,10 +18,13 @@ import {
   hyperlinkedIdentity,
   hyperlinkedRelated,
   integer,
+  Response,
   reverse,
   serializer,
   string,
+  type ExtraAction,
   type Infer,
+  type ViewOpenAPI,
 } from '../../src/index.js';
 import type { AuthorRow, BookRow } from './migrations.js';
 
@@ -105,6 +108,7 @@ export const AuthorSerializer = serializer(
  *     GET /api/books/?search=le%20guin&ordering=-year&year__gte=1970
  *     POST /api/books/                  {"title": …, "author": "http://…/api/authors/1/", "year": 1999, "isbn": "…"}
  *     GET|PUT|PATCH|DELETE /api/books/7/
+ *     POST /api/books/7/favourite/      marks the book a favourite of the signed-in user (201, or 200 if it was)
  */
 export class BookViewSet extends ModelViewSet<BookRow, typeof BookSerializer> {
   static override description =
@@ -118,6 +122,7 @@ export class BookViewSet extends ModelViewSet<BookRow, typeof BookSerializer> {
   orderingFields = ['id', 'title', 'year', 'created'];
   ordering = 'id';
   filterset = BookFilters;
+  static extraActions: readonly ExtraAction[] = [{ name: 'favourite', detail: true, methods: ['post'] }];
 
   /** Books with their author's name, as a derived table so every column keeps its plain name. */
   override getQueryset(req: ApiRequest) {
@@ -154,6 +159,30 @@ export class BookViewSet extends ModelViewSet<BookRow, typeof BookSerializer> {
 
   override async performDestroy(req: ApiRequest, book: BookRow): Promise<void> {
     await db(req).deleteFrom('catalogue_book').where('id', '=', book.id).execute();
+  }
+
+  /**
+   * `POST /api/books/<pk>/favourite/` (DRF's `@action(detail=True, methods=['post'])`):
+   * marks the book a favourite of the signed-in user and answers the book,
+   * 201 when it was not one yet, 200 when it already was. Anonymous clients
+   * get the viewset's 403, a missing book its 404.
+   */
+  async favourite(req: ApiRequest): Promise<Response> {
+    const book = await this.getObject(req);
+    const marked = await db(req)
+      .insertInto('catalogue_favourite')
+      .values({ user_id: Number(req.user.pk), book_id: book.id })
+      .onConflict((oc) => oc.columns(['user_id', 'book_id']).doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    return new Response(this.serialize(book, { request: req, view: this }), { status: marked ? 201 : 200 });
+  }
+
+  /** The document declares the favourite action's 201 beside its 200. */
+  get openapi(): ViewOpenAPI | undefined {
+    if (this.actionMap?.post !== 'favourite') return undefined;
+    const book = { schema: { $ref: '#/components/schemas/Book' } };
+    return { operations: { post: { responses: { '201': { description: 'Marked as a favourite', content: { 'application/json': book } } } } } };
   }
 }
 

@@ -498,7 +498,9 @@ function errorResponses(c: ErrorContext): Record<string, OpenAPIResponse> {
     out['403'] = { description: 'You do not have permission to perform this action.', content: error };
   }
   const pathVersion = c.versions?.location === 'path';
-  const detail = c.parts.some((p) => p.kind === 'param' && !(pathVersion && p.name === c.versions?.name)) && !c.isList && c.method !== 'post';
+  // A POST is on a collection, except a viewset's extra detail action (`<prefix>/<pk>/<action>/`), which looks its object up.
+  const onObject = c.method !== 'post' || (c.view as { detail?: unknown }).detail === true;
+  const detail = c.parts.some((p) => p.kind === 'param' && !(pathVersion && p.name === c.versions?.name)) && !c.isList && onObject;
   const badPage = c.isList && (c.paginator instanceof PageNumberPagination || c.paginator instanceof CursorPagination);
   if (detail || badPage || pathVersion) {
     out['404'] = { description: badPage ? 'Not found, or an invalid page or cursor.' : 'Not found.', content: error };

@@ -211,6 +211,60 @@ describe.each(testDatabases())('the example service on $name', ({ open }) => {
     expect(gone.json()).toEqual({ detail: 'No Book matches the given query.' });
   });
 
+  it('POST /api/books/<pk>/favourite/ marks a book a favourite of the signed-in user: 201, then 200', async () => {
+    const anonymous = await app.inject({ method: 'POST', url: '/api/books/3/favourite/', headers: { accept: 'application/json' } });
+    expect(anonymous.statusCode).toBe(403);
+    expect(anonymous.headers['content-type']).toBe('application/json');
+    expect(anonymous.json()).toEqual({ detail: 'Authentication credentials were not provided.' });
+
+    const auth = basic(DEMO_USER.username, DEMO_USER.password);
+    const book = (await app.inject({ url: '/api/books/3/' })).json();
+    const first = await app.inject({ method: 'POST', url: '/api/books/3/favourite/', headers: { authorization: auth } });
+    expect(first.statusCode).toBe(201);
+    expect(first.headers['content-type']).toBe('application/json');
+    expect(first.json()).toEqual(book);
+    const again = await app.inject({ method: 'POST', url: '/api/books/3/favourite/', headers: { authorization: auth } });
+    expect(again.statusCode).toBe(200);
+    expect(again.headers['content-type']).toBe('application/json');
+    expect(again.json()).toEqual(book);
+
+    // Another user's mark is their own.
+    await new KyselyUserStore(database.db).createUser({ username: 'reader', password: 'reader-password' });
+    const other = await app.inject({ method: 'POST', url: '/api/books/3/favourite/', headers: { authorization: basic('reader', 'reader-password') } });
+    expect(other.statusCode).toBe(201);
+    const rows = await app.trestle.services.get('db').selectFrom('catalogue_favourite').select(['user_id', 'book_id']).where('book_id', '=', 3).execute();
+    expect(rows).toHaveLength(2);
+
+    const missing = await app.inject({ method: 'POST', url: '/api/books/999999/favourite/', headers: { authorization: auth } });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json()).toEqual({ detail: 'No Book matches the given query.' });
+    const get = await app.inject({ url: '/api/books/3/favourite/', headers: { authorization: auth } });
+    expect(get.statusCode).toBe(405);
+    expect(get.headers['allow']).toBe('POST, OPTIONS');
+    expect(get.json()).toEqual({ detail: 'Method "GET" not allowed.' });
+
+    // A favourite book can still be deleted: its marks go with it.
+    const payload = { title: 'Short-lived', author: 'http://localhost:80/api/authors/1/', year: 2024, isbn: '9780000000002' };
+    const created = (await app.inject({ method: 'POST', url: '/api/books/', payload, headers: { authorization: auth } })).json();
+    const path = new URL(created.url).pathname;
+    expect((await app.inject({ method: 'POST', url: `${path}favourite/`, headers: { authorization: auth } })).statusCode).toBe(201);
+    expect((await app.inject({ method: 'DELETE', url: path, headers: { authorization: auth } })).statusCode).toBe(204);
+    const left = await app.trestle.services.get('db').selectFrom('catalogue_favourite').selectAll().where('book_id', '=', created.id).execute();
+    expect(left).toEqual([]);
+  });
+
+  it('the book page of the browsable API offers the favourite action in its "Extra Actions" menu', async () => {
+    const res = await app.inject({ url: '/api/books/3/', headers: { accept: 'text/html' } });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(res.body).toContain(
+      '<ul class="dropdown-menu" aria-labelledby="extra-actions-menu"><li><a href="http://localhost:80/api/books/3/favourite/">Favourite</a></li></ul>',
+    );
+    const list = await app.inject({ url: '/api/books/', headers: { accept: 'text/html' } });
+    expect(list.statusCode).toBe(200);
+    expect(list.body).not.toContain('extra-actions-menu');
+  });
+
   it('fetch-modify-save: a book PUT back as fetched is accepted, author hyperlink included', async () => {
     const auth = basic(DEMO_USER.username, DEMO_USER.password);
     const fetched = await app.inject({ url: '/api/books/2/' });

@@ -105,6 +105,12 @@ describe('the example service\'s OpenAPI document', () => {
     expect(Object.keys(doc.paths['/api/authors/']!.get!.responses)).not.toContain('404');
     expect(Object.keys(doc.paths['/api/authors/{pk}/']!.get!.responses).sort()).toEqual(['200', '403', '404']);
     expect(Object.keys(doc.paths['/auth/basic/']!.get!.responses).sort()).toEqual(['200', '401', '403']);
+    // The extra detail action: 201 or 200 with the book, 404 for a missing one, 403 for anonymous clients.
+    const favourite = doc.paths['/api/books/{pk}/favourite/']!;
+    expect(Object.keys(favourite).filter((k) => k !== 'parameters')).toEqual(['post']);
+    expect([favourite.post!.operationId, favourite.post!.summary]).toEqual(['books_favourite_create', 'Favourite']);
+    expect(Object.keys(favourite.post!.responses).sort()).toEqual(['200', '201', '400', '403', '404']);
+    expect(favourite.post!.responses['201']!.content!['application/json']!.schema).toEqual({ $ref: '#/components/schemas/Book' });
     expect(doc.paths['/auth/throttled/']!.get!.responses['429']).toMatchObject({ headers: { 'Retry-After': { schema: { type: 'integer' } } } });
   });
 
