@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { PG_TEST_URL, pgAvailable, requirePgInCi } from './pg.js';
@@ -91,4 +92,19 @@ async function adminQuery(text: string): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+/**
+ * A table of this database as Kysely's introspection describes it. On
+ * PostgreSQL introspection lists the tables of every schema, and other test
+ * files' schemas may hold a table of the same name: only the current schema's
+ * counts.
+ */
+export async function ownTable(database: Database, name: string) {
+  const schema =
+    database.dialect === 'postgres'
+      ? (await sql<{ s: string }>`select current_schema() as s`.execute(database.db)).rows[0]!.s
+      : undefined;
+  const tables = await database.db.introspection.getTables();
+  return tables.find((t) => t.name === name && t.schema === schema);
 }

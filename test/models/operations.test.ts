@@ -17,14 +17,13 @@ import {
   renameField,
   stateOf,
 } from '../../src/models/index.js';
-import { testDatabases } from '../helpers/databases.js';
+import { ownTable, testDatabases } from '../helpers/databases.js';
 
 type Db = Kysely<Record<string, Record<string, unknown>>>;
 
 /** Each column as `type null|not null`, read from the database's catalogue. */
 async function columns(database: Database, table: string): Promise<Record<string, string>> {
-  const tables = await database.db.introspection.getTables();
-  const found = tables.find((t) => t.name === table);
+  const found = await ownTable(database, table);
   if (!found) return {};
   return Object.fromEntries(found.columns.map((c) => [c.name, `${c.dataType.toLowerCase()} ${c.isNullable ? 'null' : 'not null'}`]));
 }
