@@ -8,9 +8,11 @@ import { pathToFileURL } from 'node:url';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
+import { frameworkMigrations } from '../../src/db/migrations/index.js';
 import { testDatabases, type TestDatabaseUrl } from '../helpers/databases.js';
 import { runMain } from '../helpers/cli.js';
 
+const FRAMEWORK = frameworkMigrations.map(([n]) => n);
 const TRESTLE = pathToFileURL(join(import.meta.dirname, '../../src/index.ts')).href;
 
 // Each version of the models is its own config file: an imported module is not loaded twice.
@@ -43,7 +45,7 @@ export default migration({
 });
 `;
 
-describe.each(testDatabases())('trestle makemigrations on $name', ({ freshUrl }) => {
+describe.each(testDatabases())('trestle makemigrations on $name', ({ name, freshUrl }) => {
   let dir: string;
   let target: TestDatabaseUrl;
   beforeEach(async () => {
@@ -119,6 +121,40 @@ describe.each(testDatabases())('trestle makemigrations on $name', ({ freshUrl })
     expect(second).toEqual({ code: 0, stdout: check1.stdout, stderr: '' });
     expect(readAndLink('0002_catalogue_author_bio')).toBe(BIO);
 
+    const sqlUp = await trestle('sqlmigrate', '0002', '--config', 'v2.config.ts');
+    const sqlDown = await trestle('sqlmigrate', 'app', '0002_catalogue_author_bio', '--backwards', '--config', 'v2.config.ts');
+    const sqlInitial = await trestle('sqlmigrate', '0001', '--config', 'v2.config.ts');
+    const SQL = {
+      sqlite: {
+        initial: 'create table "catalogue_author" ("id" integer not null primary key autoincrement, "name" varchar(200) not null);\n',
+        // SQLite rebuilds the table (Django's _remake_table).
+        up:
+          'create table "new__catalogue_author" ("id" integer not null primary key autoincrement, "name" varchar(200) not null, "bio" text);\n' +
+          'insert into "new__catalogue_author" ("id", "name") select "id", "name" from "catalogue_author";\n' +
+          'drop table "catalogue_author";\nalter table "new__catalogue_author" rename to "catalogue_author";\n',
+        down:
+          'create table "new__catalogue_author" ("id" integer not null primary key autoincrement, "name" varchar(200) not null);\n' +
+          'insert into "new__catalogue_author" ("id", "name") select "id", "name" from "catalogue_author";\n' +
+          'drop table "catalogue_author";\nalter table "new__catalogue_author" rename to "catalogue_author";\n',
+      },
+      postgres: {
+        initial: 'create table "catalogue_author" ("id" serial not null primary key, "name" varchar(200) not null);\n',
+        up: 'alter table "catalogue_author" add column "bio" text;\n',
+        down: 'alter table "catalogue_author" drop column "bio";\n',
+      },
+    }[name];
+    const bio = '--\n-- Add field bio to catalogue_author\n--\n';
+    expect(sqlUp).toEqual({ code: 0, stdout: `BEGIN;\n${bio}${SQL.up}COMMIT;\n`, stderr: '' });
+    expect(sqlDown).toEqual({ code: 0, stdout: `BEGIN;\n${bio}${SQL.down}COMMIT;\n`, stderr: '' });
+    expect(sqlInitial).toEqual({ code: 0, stdout: `BEGIN;\n--\n-- Create model catalogue_author\n--\n${SQL.initial}COMMIT;\n`, stderr: '' });
+    // Printing ran nothing.
+    expect(await columns('catalogue_author')).toEqual(['id', 'name']);
+    expect(await trestle('showmigrations', 'app', '--config', 'v2.config.ts')).toEqual({
+      code: 0,
+      stdout: 'app\n [X] 0001_initial\n [ ] 0002_catalogue_author_bio\n',
+      stderr: '',
+    });
+
     const list = await trestle('migrate', '--list', '--config', 'v2.config.ts');
     expect(list.code, list.stderr).toBe(0);
     expect(list.stdout).toContain('app\n [X] 0001_initial\n [ ] 0002_catalogue_author_bio\n');
@@ -130,6 +166,12 @@ describe.each(testDatabases())('trestle makemigrations on $name', ({ freshUrl })
     expect(again.stdout).not.toContain('0001_initial');
     expect(await columns('catalogue_author')).toEqual(['id', 'name', 'bio']);
     expect(await trestle('makemigrations', '--check', '--config', 'v2.config.ts')).toEqual({ code: 0, stdout: 'No changes detected\n', stderr: '' });
+    const shown = await trestle('showmigrations', '--config', 'v2.config.ts');
+    expect(shown).toEqual({
+      code: 0,
+      stdout: `trestle\n${FRAMEWORK.map((n) => ` [X] ${n}\n`).join('')}app\n [X] 0001_initial\n [X] 0002_catalogue_author_bio\n`,
+      stderr: '',
+    });
   });
 });
 
@@ -197,6 +239,16 @@ describe('trestle makemigrations without a database', () => {
       code: 2,
       stdout: '',
       stderr: 'trestle makemigrations: --name "two words" is not a valid migration name: use letters, digits and "_".\n',
+    });
+    expect(await trestle('sqlmigrate', '0009')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'trestle sqlmigrate: Cannot find a migration matching "0009" from app "app".\n',
+    });
+    expect(await trestle('showmigrations', 'nope')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'trestle showmigrations: No app with label "nope": the apps are "trestle" and "app".\n',
     });
     writeFileSync(join(dir, 'nodir.config.ts'), `export default { models: [] };\n`);
     const noDir = await trestle('makemigrations', '--config', 'nodir.config.ts');

@@ -8,6 +8,8 @@ import { helpCommand } from './help.js';
 import { importDjangoCommand } from './import-django.js';
 import { makemigrationsCommand } from './makemigrations.js';
 import { migrateCommand } from './migrate.js';
+import { showmigrationsCommand } from './showmigrations.js';
+import { sqlmigrateCommand } from './sqlmigrate.js';
 import { newCommand } from './new.js';
 import { openapiCommand } from './openapi.js';
 import { seedCommand } from './seed.js';
@@ -23,6 +25,8 @@ export const commands: readonly Command[] = [
   newCommand,
   makemigrationsCommand,
   migrateCommand,
+  showmigrationsCommand,
+  sqlmigrateCommand,
   seedCommand,
   createsuperuserCommand,
   changepasswordCommand,

@@ -1,6 +1,5 @@
 import {
   IrreversibleMigration,
-  listMigrations,
   migrate,
   migrateTo,
   planMigrations,
@@ -13,6 +12,7 @@ import type { Command } from '../command.js';
 import { frameworkMigrations } from '../../db/migrations/index.js';
 import { CliError } from '../command.js';
 import { checksBeforeMigrate } from './check.js';
+import { printMigrationList } from './showmigrations.js';
 
 const LABEL: Record<MigrationSet, string> = { framework: 'trestle', app: 'app' };
 const SETS: Record<string, MigrationSet> = { trestle: 'framework', app: 'app' };
@@ -43,13 +43,7 @@ export const migrateCommand: Command = {
     const target = args.positionals.length > 0 ? parseTarget(args.positionals, appMigrations) : undefined;
     const database = await ctx.database();
     if (args.values['list']) {
-      const all = await listMigrations(database, appMigrations);
-      for (const set of ['framework', 'app'] as const) {
-        ctx.print(LABEL[set]);
-        const rows = all.filter((m) => m.set === set);
-        if (rows.length === 0) ctx.print(' (no migrations)');
-        for (const m of rows) ctx.print(` [${m.applied ? 'X' : ' '}] ${m.name}`);
-      }
+      await printMigrationList(ctx, ['framework', 'app']);
       return 0;
     }
     if (args.values['plan']) {
