@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { SettingsInput } from './settings.js';
 
 /**
@@ -15,22 +14,43 @@ export function settingsFromEnvironment(settings: SettingsInput, env: NodeJS.Pro
   return out;
 }
 
-const operator = new AsyncLocalStorage<NodeJS.ProcessEnv>();
+/**
+ * The environment of the `withOperatorEnvironment` call under way, if any.
+ * A module variable, not an `AsyncLocalStorage`: on Node 20 the first
+ * `AsyncLocalStorage.run` turns on V8's promise hooks for the rest of the
+ * process, a cost every request pays (docs/decisions.md).
+ */
+let operatorEnv: NodeJS.ProcessEnv | undefined;
 
 /**
  * Runs `build` (a project's own `createApp` hook) so that every app
- * `createApp` builds inside it takes the operator's environment on top of
- * the settings it is given, whatever settings the hook passes: `trestle
+ * `createApp` builds while it runs takes the operator's environment on top
+ * of the settings it is given, whatever settings the hook passes: `trestle
  * serve` runs the hook this way, so `REDIS_URL`, `SECRET_KEY` and
  * `NODE_ENV` reach the app even when the hook builds it from the module's
- * own settings.
+ * own settings. The scope lasts until `build`'s promise settles.
  */
 export function withOperatorEnvironment<T>(env: NodeJS.ProcessEnv, build: () => T): T {
-  return operator.run(env, build);
+  const previous = operatorEnv;
+  operatorEnv = env;
+  let result: T;
+  try {
+    result = build();
+  } catch (err) {
+    operatorEnv = previous;
+    throw err;
+  }
+  if (result instanceof Promise) {
+    return result.finally(() => {
+      operatorEnv = previous;
+    }) as T;
+  }
+  operatorEnv = previous;
+  return result;
 }
 
 /** `settings` with the operator's environment applied, inside `withOperatorEnvironment`; else as given. */
 export function applyOperatorEnvironment(settings: SettingsInput | undefined): SettingsInput | undefined {
-  const env = operator.getStore();
+  const env = operatorEnv;
   return env === undefined ? settings : settingsFromEnvironment(settings ?? {}, env);
 }

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { ConnectionOptions } from 'node:tls';
@@ -327,16 +326,28 @@ async function openPostgres(url: string, poolConfig: PgPoolOptions, prepare: Pre
   });
 }
 
-const untimed = new AsyncLocalStorage<true>();
+/**
+ * How many `withoutQueryTimeout` jobs are running. A process-wide count, not
+ * an `AsyncLocalStorage`: on Node 20 the first `AsyncLocalStorage.run` turns
+ * on V8's promise hooks for the rest of the process, and every process that
+ * migrates at start-up would serve with them (docs/decisions.md).
+ */
+let untimedJobs = 0;
 
 /**
- * Runs `fn` with no client-side query timeout on the queries it sends
- * (migrations: waiting for the migration lock, building an index). The
- * server-side statement timeout is the session's: `SET statement_timeout = 0`
- * on the connection lifts it.
+ * Runs `fn` with no client-side query timeout (migrations: waiting for the
+ * migration lock, building an index). While it runs, no query of the process
+ * has one: such jobs run before a process serves, or in a process of their
+ * own. The server-side statement timeout is the session's: `SET
+ * statement_timeout = 0` on the connection lifts it.
  */
-export function withoutQueryTimeout<T>(fn: () => Promise<T>): Promise<T> {
-  return untimed.run(true, fn);
+export async function withoutQueryTimeout<T>(fn: () => Promise<T>): Promise<T> {
+  untimedJobs++;
+  try {
+    return await fn();
+  } finally {
+    untimedJobs--;
+  }
 }
 
 // node-postgres reads the connection's query_timeout each time a query is sent.
@@ -345,7 +356,7 @@ function liftableQueryTimeout(client: pg.PoolClient): void {
   if (!params) return;
   const configured = params.query_timeout;
   if (!configured) return;
-  Object.defineProperty(params, 'query_timeout', { get: () => (untimed.getStore() ? undefined : configured), configurable: true });
+  Object.defineProperty(params, 'query_timeout', { get: () => (untimedJobs > 0 ? undefined : configured), configurable: true });
 }
 
 /** PostgreSQL statement timeout Trestle sets unless told otherwise, in ms. */
