@@ -250,13 +250,16 @@ describe('trestle makemigrations without a database', () => {
       stdout: '',
       stderr: 'trestle showmigrations: No app with label "nope": the apps are "trestle" and "app".\n',
     });
-    writeFileSync(join(dir, 'nodir.config.ts'), `export default { models: [] };\n`);
+    writeFileSync(join(dir, 'nodir.config.ts'), config(`  name: field.char({ maxLength: 200 }),`).replace(", migrationsDir: 'migrations'", ''));
     const noDir = await trestle('makemigrations', '--config', 'nodir.config.ts');
     expect(noDir).toEqual({
       code: 1,
       stdout: '',
       stderr: `trestle makemigrations: ${join(dir, 'nodir.config.ts')} names no migrations folder: add migrationsDir: 'migrations' to trestle.config.ts.\n`,
     });
+    // A project that declares no models and no folder (the example, a project before its first model) has nothing to detect.
+    writeFileSync(join(dir, 'nomodels.config.ts'), `export default {};\n`);
+    expect(await trestle('makemigrations', '--check', '--config', 'nomodels.config.ts')).toEqual({ code: 0, stdout: 'No changes detected\n', stderr: '' });
   });
 });
 

@@ -40,6 +40,11 @@ export const makemigrationsCommand: Command = {
     }
     const renames = parseRenames((args.values['rename'] as unknown as string[] | undefined) ?? []);
     if (!project.migrationsDir) {
+      // Nothing declared and nowhere to record: as Django with no models, nothing to do.
+      if ((project.config.models ?? []).length === 0) {
+        ctx.print('No changes detected');
+        return 0;
+      }
       throw new CliError(`${project.path ?? 'The project'} names no migrations folder: add migrationsDir: 'migrations' to trestle.config.ts.`);
     }
     const migrations = project.config.migrations ?? {};
