@@ -8,6 +8,8 @@ export type { Operation } from './operations.js';
 export { migration, ModelMigration, stateOf, bindModelMigrations } from './migration.js';
 export type { ModelMigrationOptions } from './migration.js';
 export type { ModelState, ProjectState } from './state.js';
+export { isModelSaving } from './saving.js';
+export type { ModelSaving, SaveContext } from './saving.js';
 export { detectChanges, modelState, sameField, ChangeQuestion } from './autodetector.js';
 export type { DetectOptions } from './autodetector.js';
 export { writeMigration, fieldSource } from './writer.js';

@@ -25,8 +25,18 @@ export interface ModelMeta {
   /** Each entry is a set of fields unique together (a unique constraint per set). */
   uniqueTogether?: ReadonlyArray<readonly string[]>;
   constraints?: readonly ConstraintDeclaration[];
-  /** A human name (`verbose_name`); defaults to the table name. */
+  /**
+   * The model's name in lower case, as Django's `model_name` (route names
+   * `book-detail`, messages); defaults to the table name after its first
+   * `_` (`catalogue_book` → `book`), or the whole name when it has none.
+   */
+  modelName?: string;
+  /** The name in messages such as `No Book matches the given query.` (Django's `object_name`); defaults to `modelName` with a capital. */
+  objectName?: string;
+  /** A human name (`verbose_name`); defaults to `modelName`. */
   verboseName?: string;
+  /** The plural (`verbose_name_plural`); defaults to `verboseName` + `s`. */
+  verboseNamePlural?: string;
 }
 
 /** A check constraint for `meta.constraints`: `checkConstraint('catalogue_book_year_positive', 'year >= 0')`. */
@@ -114,6 +124,25 @@ export class Model<Name extends string = string, F extends FieldMap = FieldMap> 
     }
     this.primaryKey = keys[0]![0];
     checkDeclaration(tableName, fields, meta);
+  }
+
+  /** Django's `model_name`: `meta.modelName`, else the table name after its first `_`. */
+  get modelName(): string {
+    if (this.meta.modelName) return this.meta.modelName;
+    const cut = this.tableName.indexOf('_');
+    return (cut > 0 && cut < this.tableName.length - 1 ? this.tableName.slice(cut + 1) : this.tableName).toLowerCase();
+  }
+  /** Django's `object_name` (`Book`), used in 404 messages. */
+  get objectName(): string {
+    return this.meta.objectName ?? this.modelName.charAt(0).toUpperCase() + this.modelName.slice(1);
+  }
+  /** Django's `verbose_name` (`book`), used in messages such as `book with this isbn already exists.` */
+  get verboseName(): string {
+    return this.meta.verboseName ?? this.modelName.replaceAll('_', ' ');
+  }
+  /** Django's `verbose_name_plural`. */
+  get verboseNamePlural(): string {
+    return this.meta.verboseNamePlural ?? `${this.verboseName}s`;
   }
 
   /** The column each field is stored in: `{ title: 'title', author: 'author_id' }`. */

@@ -1,0 +1,37 @@
+import type { Kysely } from 'kysely';
+import type { ApiRequest } from '../request.js';
+import type { AnyModel } from './model.js';
+
+/** What a model serializer's writes and a model view's reads receive besides the data. */
+export interface SaveContext {
+  readonly request: ApiRequest | null;
+}
+
+/**
+ * What a model view needs from its serializer to write and to render rows
+ * without a `perform*` of its own (DRF's `ModelSerializer.save()` split into
+ * `create` and `update`). Both run on the connection they are given, which
+ * the view opens as one transaction per request.
+ */
+export interface ModelSaving<Row = Record<string, unknown>> {
+  readonly model: AnyModel;
+  /** Inserts the validated data (and the many-to-many rows) and returns the new row. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  create(db: Kysely<any>, data: Record<string, unknown>, ctx: SaveContext): Promise<Row>;
+  /** Writes the validated data (only the fields given, for PATCH) to `instance`'s row and returns the row as stored. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  update(db: Kysely<any>, instance: Row, data: Record<string, unknown>, ctx: SaveContext): Promise<Row>;
+  /**
+   * The relations the representation reads: to-one fields rendered nested
+   * (`depth`) under `selectRelated`, many-to-many fields under
+   * `prefetchRelated`. A model view loads them for a whole page in one
+   * query per relation and attaches them to the rows under the field's name.
+   */
+  relatedToLoad(): { selectRelated: readonly string[]; prefetchRelated: readonly string[] };
+}
+
+/** True when `value` offers `create`, `update` and `relatedToLoad` for `model` views. */
+export function isModelSaving(value: unknown): value is ModelSaving {
+  const v = value as Partial<ModelSaving> | null;
+  return !!v && typeof v.create === 'function' && typeof v.update === 'function' && typeof v.relatedToLoad === 'function' && !!v.model;
+}
