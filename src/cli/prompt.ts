@@ -14,6 +14,31 @@ export async function readStdin(io: CliIO): Promise<string> {
   return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
 }
 
+/** Questions asked one after another on one stdin (answers typed ahead are kept, not lost between questions). */
+export interface Questioner {
+  /** Prints `question` and reads one line (trimmed); `null` when stdin has ended. */
+  ask(question: string): Promise<string | null>;
+  close(): void;
+}
+
+/** A `Questioner` over the command's stdin; the terminal echoes what is typed, a pipe is not echoed back. */
+export function openQuestioner(io: CliIO): Questioner {
+  const rl = createInterface({ input: io.stdin, terminal: false });
+  const lines = rl[Symbol.asyncIterator]();
+  return {
+    async ask(question) {
+      io.stdout.write(question);
+      const next = await lines.next();
+      if (next.done) {
+        io.stdout.write('\n');
+        return null;
+      }
+      return String(next.value).trim();
+    },
+    close: () => rl.close(),
+  };
+}
+
 /** Asks one question with echo (usernames, emails). */
 export async function promptLine(io: CliIO, question: string): Promise<string> {
   const rl = createInterface({ input: io.stdin, output: io.stdout, terminal: true });

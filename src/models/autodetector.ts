@@ -1,4 +1,4 @@
-import { RelationField, type ModelField } from './fields.js';
+import { ModelField, RelationField } from './fields.js';
 import type { AnyModel, ConstraintDeclaration, IndexDeclaration, ModelMeta } from './model.js';
 import {
   addConstraint,
@@ -22,6 +22,18 @@ export interface DetectOptions {
    * A removed and an added field of one table are never guessed to be a rename.
    */
   renames?: Readonly<Record<string, string>>;
+  /**
+   * Removed/added pairs answered "not a rename", as `'table.old=new'`: the
+   * old field is removed and the new one added.
+   */
+  notRenamed?: readonly string[];
+  /**
+   * One-off defaults for non-null fields added to existing tables, as
+   * `{ 'table.field': value }` (Django's "Provide a one-off default now"):
+   * existing rows get the value, the field itself keeps no default (an
+   * `addField` with it, then an `alterField` without it).
+   */
+  oneOffDefaults?: Readonly<Record<string, unknown>>;
 }
 
 /** The autodetector cannot decide alone: a person must answer (the CLI asks or refuses with `message`). */
@@ -80,7 +92,12 @@ export function detectChanges(from: ProjectState, models: readonly AnyModel[], o
     }
     for (const name of added) {
       if (renamedFrom.has(name)) continue;
-      const candidates = removed.filter((old) => ![...renamedFrom.values()].includes(old) && after.fields[name]!.kind === before.fields[old]!.kind);
+      const candidates = removed.filter(
+        (old) =>
+          ![...renamedFrom.values()].includes(old) &&
+          after.fields[name]!.kind === before.fields[old]!.kind &&
+          !options.notRenamed?.includes(`${table}.${old}=${name}`),
+      );
       if (candidates.length > 0) {
         throw new ChangeQuestion(
           'rename',
@@ -99,6 +116,11 @@ export function detectChanges(from: ProjectState, models: readonly AnyModel[], o
       if (renamedFrom.has(name)) continue;
       const f = after.fields[name]!;
       if (!f.null && f.options.default === undefined && !autoNow(f) && !f.primaryKey) {
+        const key = `${table}.${name}`;
+        if (options.oneOffDefaults && Object.hasOwn(options.oneOffDefaults, key)) {
+          fieldOps.push(addField(table, name, withOptions(f, { default: options.oneOffDefaults[key] })), alterField(table, name, f));
+          continue;
+        }
         throw new ChangeQuestion(
           'default',
           table,
@@ -115,6 +137,12 @@ export function detectChanges(from: ProjectState, models: readonly AnyModel[], o
     metaOps.push(...metaChanges(before, after));
   }
   return [...created, ...fieldOps, ...metaOps, ...deleted];
+}
+
+/** The same field with some options changed. */
+function withOptions(f: ModelField, extra: Record<string, unknown>): ModelField {
+  const options = { ...f.options, ...extra };
+  return f instanceof RelationField ? new RelationField(f.kind as 'foreignKey' | 'oneToOne', f.to, options as never) : new ModelField(f.kind, options);
 }
 
 function autoNow(f: ModelField): boolean {

@@ -173,6 +173,66 @@ describe.each(testDatabases())('trestle makemigrations on $name', ({ name, fresh
       stderr: '',
     });
   });
+  it('on a terminal asks for a one-off default and about a rename; migrate refuses while the models are ahead', async () => {
+    writeFileSync(join(dir, 'trestle.config.ts'), V1);
+    expect((await trestle('makemigrations')).code).toBe(0);
+    readAndLink('0001_initial');
+    expect((await trestle('migrate')).code).toBe(0);
+    const database = await openDatabase(target.url);
+    try {
+      await sql`insert into catalogue_author (name) values ('Ursula')`.execute(database.db);
+    } finally {
+      await database.close();
+    }
+
+    writeFileSync(join(dir, 'strict.config.ts'), config(`  name: field.char({ maxLength: 200 }),\n  age: field.integer(),`));
+    expect(await trestle('migrate', '--config', 'strict.config.ts')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: "trestle migrate: Your models have changes that are not yet reflected in a migration: run 'trestle makemigrations', then 'trestle migrate' again. Nothing was applied.\n",
+    });
+
+    const asked = await runMain(['makemigrations', '--config', 'strict.config.ts'], { cwd: dir, env: { DATABASE_URL: target.url }, tty: true, input: '3\n1\nforty\n42\n' });
+    expect(asked).toEqual({
+      code: 0,
+      stdout:
+        "It is impossible to add a non-nullable field 'age' to catalogue_author without specifying a default. This is because the database needs something to populate existing rows.\n" +
+        'Please select a fix:\n 1) Provide a one-off default now (will be set on all existing rows)\n 2) Quit and give the field a default (or null: true) in the model\n' +
+        'Select an option: Please select a valid option: ' +
+        "Please enter the default value as JSON (42, \"text\", true, null …).\nType 'exit' to exit this prompt\n>>> " +
+        'Invalid JSON: forty\n>>> ' +
+        "Migrations for 'app':\n  migrations/0002_catalogue_author_age_alter_catalogue_author_age.ts\n    - Add field age to catalogue_author\n    - Alter field age on catalogue_author\n",
+      stderr: '',
+    });
+    readAndLink('0002_catalogue_author_age_alter_catalogue_author_age');
+    const applied = await trestle('migrate', '--config', 'strict.config.ts');
+    expect(applied.code).toBe(0);
+    const after = await openDatabase(target.url);
+    try {
+      // The existing row got the one-off value; the column keeps no default.
+      expect((await sql<{ name: string; age: number }>`select name, age from catalogue_author`.execute(after.db)).rows).toEqual([{ name: 'Ursula', age: 42 }]);
+      await expect(sql`insert into catalogue_author (name) values ('Ged')`.execute(after.db)).rejects.toThrow(/NOT NULL|null value/i);
+    } finally {
+      await after.close();
+    }
+
+    writeFileSync(join(dir, 'renamed.config.ts'), config(`  title: field.char({ maxLength: 200 }),\n  age: field.integer(),`));
+    const renamed = await runMain(['makemigrations', '--config', 'renamed.config.ts'], { cwd: dir, env: { DATABASE_URL: target.url }, tty: true, input: 'y\n' });
+    expect(renamed).toEqual({
+      code: 0,
+      stdout:
+        'Was catalogue_author.name renamed to catalogue_author.title? [y/N] ' +
+        "Migrations for 'app':\n  migrations/0003_rename_name_catalogue_author_title.ts\n    - Rename field name on catalogue_author to title\n",
+      stderr: '',
+    });
+    readAndLink('0003_rename_name_catalogue_author_title');
+    // "Quit" writes nothing.
+    writeFileSync(join(dir, 'quit.config.ts'), config(`  name: field.char({ maxLength: 200 }),\n  age: field.integer(),\n  rank: field.integer(),`));
+    const quit = await runMain(['makemigrations', '--config', 'quit.config.ts'], { cwd: dir, env: { DATABASE_URL: target.url }, tty: true, input: '2\n' });
+    expect(quit.code).toBe(1);
+    expect(quit.stderr).toBe('trestle makemigrations: catalogue_author.rank needs a default: nothing was written.\n');
+    expect(readdirSync(join(dir, 'migrations')).sort()).toEqual(['0001_initial.ts', '0002_catalogue_author_age_alter_catalogue_author_age.ts', '0003_rename_name_catalogue_author_title.ts']);
+  });
 });
 
 describe('trestle makemigrations without a database', () => {

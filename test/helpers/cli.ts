@@ -49,7 +49,7 @@ export function runTrestle(
  */
 export async function runMain(
   args: string[],
-  options: { cwd: string; env?: Record<string, string>; input?: string },
+  options: { cwd: string; env?: Record<string, string>; input?: string; /** stdin says it is a terminal (questions are asked) */ tty?: boolean },
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   const { PassThrough } = await import('node:stream');
   const { finished } = await import('node:stream/promises');
@@ -60,6 +60,7 @@ export async function runMain(
   let err = '';
   stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
   stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+  if (options.tty) Object.assign(stdin, { isTTY: true });
   stdin.end(options.input ?? '');
   const code = await main(args, { stdin, stdout, stderr }, options.cwd, options.env ?? {});
   stdout.end();

@@ -1,11 +1,14 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { ChangeQuestion, detectChanges } from '../../models/autodetector.js';
+import { ChangeQuestion, detectChanges, type DetectOptions } from '../../models/autodetector.js';
 import { stateOf } from '../../models/migration.js';
+import type { AnyModel } from '../../models/model.js';
 import type { Operation } from '../../models/operations.js';
+import type { ProjectState } from '../../models/state.js';
 import { writeMigration } from '../../models/writer.js';
-import type { Command } from '../command.js';
+import type { Command, CommandContext } from '../command.js';
 import { CliError, UsageError } from '../command.js';
+import { canPrompt, openQuestioner, type Questioner } from '../prompt.js';
 
 /**
  * `trestle makemigrations [--name NAME] [--rename table.old=new]… [--check]
@@ -21,7 +24,10 @@ export const makemigrationsCommand: Command = {
     '--name NAME              the migration\'s name after its number (default: "initial" first, then',
     '                         one made from the operations, as Django names them)',
     '--rename table.old=new   the field "old" of "table" was renamed to "new" (repeatable); a rename',
-    '                         is never guessed',
+    '                         is never guessed: on a terminal it is asked ("Was … renamed to …? [y/N]"),',
+    '                         elsewhere the command stops and names this option',
+    '                         A non-null field added without a default asks for a one-off default on a',
+    '                         terminal (existing rows get it, the field keeps none) and stops elsewhere',
     '--check                  write nothing; exit 1 and list the changes when the models differ from',
     '                         the migrations, 0 when they do not',
     '--dry-run                list the migration that would be written; write nothing',
@@ -48,14 +54,7 @@ export const makemigrationsCommand: Command = {
       throw new CliError(`${project.path ?? 'The project'} names no migrations folder: add migrationsDir: 'migrations' to trestle.config.ts.`);
     }
     const migrations = project.config.migrations ?? {};
-    let operations: Operation[];
-    try {
-      operations = detectChanges(stateOf(migrations), project.config.models ?? [], { renames });
-    } catch (err) {
-      // No prompt: the question's message says which option answers it.
-      if (err instanceof ChangeQuestion) throw new CliError(err.message);
-      throw err;
-    }
+    const operations = await detectAsking(ctx, stateOf(migrations), project.config.models ?? [], renames);
     if (operations.length === 0) {
       ctx.print('No changes detected');
       return 0;
@@ -76,6 +75,68 @@ export const makemigrationsCommand: Command = {
     return 0;
   },
 };
+
+/**
+ * Runs the autodetector, asking what it cannot decide as Django's
+ * questioner does (a rename? a one-off default?) when stdin is a terminal,
+ * and refusing in one line (the question and the option that answers it)
+ * when it is not.
+ */
+async function detectAsking(ctx: CommandContext, from: ProjectState, models: readonly AnyModel[], renames: Record<string, string>): Promise<Operation[]> {
+  const options: DetectOptions & { renames: Record<string, string>; notRenamed: string[]; oneOffDefaults: Record<string, unknown> } = { renames: { ...renames }, notRenamed: [], oneOffDefaults: {} };
+  let questioner: Questioner | null = null;
+  try {
+    for (;;) {
+      try {
+        return detectChanges(from, models, options);
+      } catch (err) {
+        if (!(err instanceof ChangeQuestion)) throw err;
+        if (!canPrompt(ctx.io)) throw new CliError(err.message);
+        questioner ??= openQuestioner(ctx.io);
+        if (err.kind === 'rename') await askRename(questioner, err, options);
+        else options.oneOffDefaults[`${err.table}.${err.field}`] = await askDefault(questioner, err);
+      }
+    }
+  } finally {
+    questioner?.close();
+  }
+}
+
+async function askRename(q: Questioner, question: ChangeQuestion, options: { renames: Record<string, string>; notRenamed: string[] }): Promise<void> {
+  const old = question.candidates[0]!;
+  const answer = await q.ask(`Was ${question.table}.${old} renamed to ${question.table}.${question.field}? [y/N] `);
+  if (answer === null) throw new CliError('Aborted: no answer.');
+  if (/^y(es)?$/i.test(answer)) options.renames[`${question.table}.${old}`] = question.field;
+  else options.notRenamed.push(`${question.table}.${old}=${question.field}`);
+}
+
+async function askDefault(q: Questioner, question: ChangeQuestion): Promise<unknown> {
+  const intro =
+    `It is impossible to add a non-nullable field '${question.field}' to ${question.table} without specifying a default. ` +
+    'This is because the database needs something to populate existing rows.\n' +
+    'Please select a fix:\n' +
+    ' 1) Provide a one-off default now (will be set on all existing rows)\n' +
+    ' 2) Quit and give the field a default (or null: true) in the model\n';
+  let prompt = intro + 'Select an option: ';
+  for (;;) {
+    const choice = await q.ask(prompt);
+    if (choice === null || choice === '2') throw new CliError(`${question.table}.${question.field} needs a default: nothing was written.`);
+    if (choice === '1') break;
+    prompt = 'Please select a valid option: ';
+  }
+  let ask = 'Please enter the default value as JSON (42, "text", true, null …).\nType \'exit\' to exit this prompt\n>>> ';
+  for (;;) {
+    const text = await q.ask(ask);
+    if (text === null || text === 'exit') throw new CliError(`${question.table}.${question.field} needs a default: nothing was written.`);
+    try {
+      const value: unknown = JSON.parse(text);
+      if (value !== null) return value;
+      ask = 'A non-nullable field needs a value other than null.\n>>> ';
+    } catch {
+      ask = `Invalid JSON: ${text}\n>>> `;
+    }
+  }
+}
 
 /** `table.old=new` options as `detectChanges`'s `renames`. */
 function parseRenames(values: readonly string[]): Record<string, string> {

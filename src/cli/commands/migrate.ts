@@ -9,10 +9,23 @@ import {
   type MigrationTarget,
 } from '../../db/migrate.js';
 import type { Command } from '../command.js';
+import { ChangeQuestion, detectChanges } from '../../models/autodetector.js';
+import { stateOf } from '../../models/migration.js';
+import type { AnyModel } from '../../models/model.js';
 import { frameworkMigrations } from '../../db/migrations/index.js';
 import { CliError } from '../command.js';
 import { checksBeforeMigrate } from './check.js';
 import { printMigrationList } from './showmigrations.js';
+
+/** Whether the models differ from the state the migrations build (a question the autodetector would ask counts as a difference). */
+function modelsAheadOfMigrations(models: readonly AnyModel[], migrations: Record<string, unknown>): boolean {
+  try {
+    return detectChanges(stateOf(migrations as Parameters<typeof stateOf>[0]), models).length > 0;
+  } catch (err) {
+    if (err instanceof ChangeQuestion) return true;
+    throw err;
+  }
+}
 
 const LABEL: Record<MigrationSet, string> = { framework: 'trestle', app: 'app' };
 const SETS: Record<string, MigrationSet> = { trestle: 'framework', app: 'app' };
@@ -55,6 +68,13 @@ export const migrateCommand: Command = {
     }
     // As Django's migrate: the system checks first; an error stops before any change.
     if (!args.values['skip-checks'] && !(await checksBeforeMigrate(ctx))) return 1;
+    // Applying migrations while the models say more than they hold would leave the tables behind the code.
+    if (!target) {
+      const models = project.config.models ?? [];
+      if (models.length > 0 && modelsAheadOfMigrations(models, appMigrations)) {
+        throw new CliError("Your models have changes that are not yet reflected in a migration: run 'trestle makemigrations', then 'trestle migrate' again. Nothing was applied.");
+      }
+    }
     ctx.print(`Database: ${database.url}`);
     let started = false;
     const options: MigrateOptions = {
