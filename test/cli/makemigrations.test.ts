@@ -227,7 +227,7 @@ describe.each(testDatabases())('trestle makemigrations on $name', ({ name, fresh
     });
     readAndLink('0003_rename_name_catalogue_author_title');
     // "Quit" writes nothing.
-    writeFileSync(join(dir, 'quit.config.ts'), config(`  name: field.char({ maxLength: 200 }),\n  age: field.integer(),\n  rank: field.integer(),`));
+    writeFileSync(join(dir, 'quit.config.ts'), config(`  title: field.char({ maxLength: 200 }),\n  age: field.integer(),\n  rank: field.integer(),`));
     const quit = await runMain(['makemigrations', '--config', 'quit.config.ts'], { cwd: dir, env: { DATABASE_URL: target.url }, tty: true, input: '2\n' });
     expect(quit.code).toBe(1);
     expect(quit.stderr).toBe('trestle makemigrations: catalogue_author.rank needs a default: nothing was written.\n');
