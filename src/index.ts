@@ -365,7 +365,7 @@ export { toDbBoolean, fromDbBoolean, toDbTimestamp, fromDbTimestamp } from './db
 export type { DbBoolean, DbTimestamp } from './db/schema.js';
 export { setCookie, clearCookie } from './cookies.js';
 export type { CookieOptions } from './cookies.js';
-export { model, field, Model, ModelField, RelationField, checkConstraint, uniqueConstraint, columnType } from './models/index.js';
+export { model, field, Model, ModelField, RelationField, ManyToManyField, checkConstraint, uniqueConstraint, columnType } from './models/index.js';
 export {
   migration,
   ModelMigration,
@@ -400,6 +400,8 @@ export type {
   InsertOf,
   AnyModel,
   DatabaseOf,
+  ManyToManyOptions,
+  JoinTableOf,
 } from './models/index.js';
 export {
   runChecks,

@@ -1,4 +1,4 @@
-import { ModelField, RelationField } from './fields.js';
+import { ManyToManyField, ModelField, RelationField } from './fields.js';
 import type { AnyModel, ConstraintDeclaration, IndexDeclaration, ModelMeta } from './model.js';
 import {
   addConstraint,
@@ -71,9 +71,23 @@ export function detectChanges(from: ProjectState, models: readonly AnyModel[], o
   const metaOps: Operation[] = [];
   const deleted: Operation[] = [];
 
+  // As Django's autodetector: a many-to-many field is created with its model when its target exists by
+  // then (already migrated, created earlier, or itself); otherwise it is added once every model exists.
+  const later: Operation[] = [];
+  const exists = new Set(Object.keys(from));
   for (const model of orderByDependencies([...to.values()].filter((m) => !from[m.table]))) {
-    created.push(createModel(model.table, { ...model.fields }, plainMeta(model.meta)));
+    const fields: Record<string, ModelField> = {};
+    const deferred: Array<[string, ModelField]> = [];
+    for (const [name, f] of Object.entries(model.fields)) {
+      const target = f instanceof ManyToManyField ? f.targetTable(model.table) : null;
+      if (target !== null && target !== model.table && !exists.has(target)) deferred.push([name, f]);
+      else fields[name] = f;
+    }
+    created.push(createModel(model.table, fields, plainMeta(model.meta)));
+    for (const [name, f] of deferred) later.push(addField(model.table, name, f));
+    exists.add(model.table);
   }
+  created.push(...later);
   for (const [table, before] of Object.entries(from)) {
     const after = to.get(table);
     if (!after) {
@@ -115,7 +129,7 @@ export function detectChanges(from: ProjectState, models: readonly AnyModel[], o
     for (const name of added) {
       if (renamedFrom.has(name)) continue;
       const f = after.fields[name]!;
-      if (!f.null && f.options.default === undefined && !autoNow(f) && !f.primaryKey) {
+      if (f.hasColumn && !f.null && f.options.default === undefined && !autoNow(f) && !f.primaryKey) {
         const key = `${table}.${name}`;
         if (options.oneOffDefaults && Object.hasOwn(options.oneOffDefaults, key)) {
           fieldOps.push(addField(table, name, withOptions(f, { default: options.oneOffDefaults[key] })), alterField(table, name, f));
@@ -151,6 +165,8 @@ function autoNow(f: ModelField): boolean {
 
 function plainMeta(meta: ModelMeta): ModelMeta {
   const out: ModelMeta = {};
+  // The model name names the join tables' columns: the state keeps it when it is not the default.
+  if (meta.modelName) out.modelName = meta.modelName;
   if (meta.ordering?.length) out.ordering = meta.ordering;
   if (meta.indexes?.length) out.indexes = meta.indexes;
   if (meta.uniqueTogether?.length) out.uniqueTogether = meta.uniqueTogether;
@@ -184,8 +200,14 @@ function metaChanges(before: ModelState, after: ModelState): Operation[] {
 export function sameField(a: ModelField, b: ModelField): boolean {
   if (a.kind !== b.kind) return false;
   if (a instanceof RelationField && b instanceof RelationField && a.targetTable('') !== b.targetTable('')) return false;
+  if (a instanceof ManyToManyField && b instanceof ManyToManyField) {
+    if (a.targetTable('') !== b.targetTable('') || a.autoCreated !== b.autoCreated) return false;
+    if (!a.autoCreated && a.throughTable('') !== b.throughTable('')) return false;
+  }
   const keys = new Set([...Object.keys(a.options), ...Object.keys(b.options)]);
   for (const k of keys) {
+    // The through model is compared by table above (a model, or its name in a migration file).
+    if (k === 'through' && a instanceof ManyToManyField) continue;
     const x = a.options[k];
     const y = b.options[k];
     // A callable default cannot be compared: any function equals any function, as a migration file cannot hold one.
@@ -200,7 +222,9 @@ function orderByDependencies(models: ModelState[]): ModelState[] {
   const out: ModelState[] = [];
   while (pending.size > 0) {
     const ready = [...pending.values()].find((m) =>
-      Object.values(m.fields).every((f) => !(f instanceof RelationField) || !pending.has(f.targetTable(m.table)) || f.targetTable(m.table) === m.table),
+      Object.values(m.fields).every(
+        (f) => !(f instanceof RelationField || f instanceof ManyToManyField) || !pending.has(f.targetTable(m.table)) || f.targetTable(m.table) === m.table,
+      ),
     );
     const next = ready ?? pending.values().next().value!;
     out.push(next);

@@ -49,6 +49,8 @@ export function columnType(f: ModelField, dialect: DialectName, target?: ModelFi
       if (!target || target.kind === 'auto') return 'integer';
       if (target.kind === 'bigAuto') return 'bigint';
       return columnType(target, dialect);
+    case 'manyToMany':
+      throw new Error('A manyToMany field has no column: its rows are in a join table.');
   }
 }
 

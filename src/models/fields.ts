@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /**
  * Model fields: Django's field kinds and options, each a `ModelField` that carries
  * the TypeScript types of its column (what a select reads, what an insert and
@@ -32,7 +34,8 @@ export type FieldKind =
   | 'slug'
   | 'json'
   | 'foreignKey'
-  | 'oneToOne';
+  | 'oneToOne'
+  | 'manyToMany';
 
 /** What happens to a row when the row its foreign key points at is deleted (Django's `on_delete`). */
 export type OnDelete = 'cascade' | 'protect' | 'setNull' | 'restrict' | 'doNothing';
@@ -139,7 +142,14 @@ export class ModelField<
   get isRelation(): boolean {
     return this.kind === 'foreignKey' || this.kind === 'oneToOne';
   }
-  /** The column this field is stored in when declared under `name`. */
+  /**
+   * Whether the field is a column of the model's table: `false` for a
+   * `manyToMany`, whose rows live in a join table.
+   */
+  get hasColumn(): boolean {
+    return this.kind !== 'manyToMany';
+  }
+  /** The column this field is stored in when declared under `name` (a `manyToMany` has none: its name is returned). */
   columnName(name: string): string {
     return this.isRelation ? `${name}_id` : name;
   }
@@ -178,6 +188,196 @@ export class RelationField<
     return typeof this.to === 'function' ? this.to() : this.to;
   }
 }
+
+/** Options of `field.manyToMany` (Django's `ManyToManyField`). */
+export interface ManyToManyOptions {
+  /** The name of the reverse relation on the target model (`related_name`); defaults to `<modelName>_set`. */
+  relatedName?: string;
+  /**
+   * A model (or its table name) holding a foreign key to each side, used as
+   * the join table instead of an automatic one (`through=`); its extra
+   * columns are its own. No table is created for the field then.
+   */
+  through?: TargetRef;
+  /**
+   * With `through`: its foreign keys to the source and to the target, by
+   * field name (`through_fields`); needed when the through model has more
+   * than one foreign key to a side, or is named by table.
+   */
+  throughFields?: readonly [source: string, target: string];
+  /** Validation allows no related rows. */
+  blank?: boolean;
+  verboseName?: string;
+  helpText?: string;
+}
+
+/** A table name and the model name Django derives from it (`catalogue_book` → `book`). */
+export interface ModelNames {
+  readonly tableName: string;
+  readonly modelName: string;
+}
+
+/** Django's default `model_name` of a table: the name after its first `_`, lower case. */
+export function defaultModelName(table: string): string {
+  const cut = table.indexOf('_');
+  return (cut > 0 && cut < table.length - 1 ? table.slice(cut + 1) : table).toLowerCase();
+}
+
+/**
+ * An automatic join table's columns, as Django's
+ * `create_many_to_many_intermediary_model` names them: `<source>_id` and
+ * `<target>_id` by model name, or `from_<m>_id` / `to_<m>_id` when both
+ * sides have the same model name (a relation to itself).
+ */
+export function joinColumns(sourceModelName: string, targetModelName: string): { source: string; target: string } {
+  if (sourceModelName === targetModelName) return { source: `from_${sourceModelName}_id`, target: `to_${targetModelName}_id` };
+  return { source: `${sourceModelName}_id`, target: `${targetModelName}_id` };
+}
+
+/**
+ * A `manyToMany` field: no column on its model's table; its pairs live in a
+ * join table, automatic (`<table>_<field>`, Django's naming) or the
+ * `through` model. The model it is declared on binds it (its table and the
+ * field's name), so the join table can be named.
+ */
+export class ManyToManyField<To extends string = string, Auto extends boolean = boolean> extends ModelField<never, false, false, false, false> {
+  /** The target's model name, for the join table's type (`'self'` for a relation to the declaring model). */
+  declare readonly $to: To;
+  /** Whether the join table is automatic (no `through`). */
+  declare readonly $autoCreated: Auto;
+  private bound: { model: ModelNames; name: string } | null = null;
+
+  constructor(
+    readonly to: TargetRef,
+    options: ManyToManyOptions = {},
+  ) {
+    super('manyToMany', options);
+  }
+
+  get relatedName(): string | undefined {
+    return this.options['relatedName'] as string | undefined;
+  }
+  /** The through model, when one is given as a model (or a function returning it). */
+  get through(): RelationTarget | undefined {
+    const through = this.options['through'] as TargetRef | undefined;
+    if (through === undefined || typeof through === 'string') return undefined;
+    return typeof through === 'function' ? through() : through;
+  }
+  /** `true` when the join table is created for the field (no `through`). */
+  get autoCreated(): boolean {
+    return this.options['through'] === undefined;
+  }
+  /** The field's name on its model, once a model has bound it. */
+  get name(): string | undefined {
+    return this.bound?.name;
+  }
+
+  /**
+   * The field as declared on `model` under `name`: this field when it is not
+   * bound yet, else a copy (one declaration may be spread into two models).
+   */
+  bind(model: ModelNames, name: string): ManyToManyField<To, Auto> {
+    const f = this.bound && (this.bound.model !== model || this.bound.name !== name) ? new ManyToManyField<To, Auto>(this.to, this.options) : this;
+    f.bound = { model, name };
+    return f;
+  }
+
+  private self(selfTable?: string): ModelNames {
+    const model = this.bound?.model;
+    if (selfTable === undefined || selfTable === model?.tableName) {
+      if (!model) throw new Error('This manyToMany field is not declared on a model: pass the table it belongs to.');
+      return model;
+    }
+    return { tableName: selfTable, modelName: defaultModelName(selfTable) };
+  }
+
+  /** The target's table name; `'self'` is the model declaring this field. */
+  targetTable(selfTable?: string): string {
+    if (this.to === 'self') return this.self(selfTable).tableName;
+    if (typeof this.to === 'string') return this.to;
+    return typeof this.to === 'function' ? this.to().tableName : this.to.tableName;
+  }
+  /** The target model, or `null` when the target is given by table name. */
+  targetModel(): RelationTarget | null {
+    if (typeof this.to === 'string') return null;
+    return typeof this.to === 'function' ? this.to() : this.to;
+  }
+
+  private names(selfTable?: string): { source: ModelNames; target: ModelNames } {
+    const source = this.self(selfTable);
+    if (this.to === 'self') return { source, target: source };
+    const model = this.targetModel() as (RelationTarget & { modelName?: unknown }) | null;
+    const table = this.targetTable(selfTable);
+    const modelName = model && typeof model.modelName === 'string' ? model.modelName : defaultModelName(table);
+    return { source, target: { tableName: table, modelName } };
+  }
+
+  /** The join table: the `through` model's, or `<table>_<field>` (shortened past 63 characters). */
+  throughTable(selfTable?: string): string {
+    const through = this.options['through'] as TargetRef | undefined;
+    if (through !== undefined) {
+      if (through === 'self') return this.self(selfTable).tableName;
+      if (typeof through === 'string') return through;
+      return (typeof through === 'function' ? through() : through).tableName;
+    }
+    const name = this.bound?.name;
+    if (name === undefined) throw new Error('This manyToMany field is not declared on a model: its join table has no name yet.');
+    return autoJoinTableName(this.self(selfTable).tableName, name);
+  }
+
+  /** The join table's column pointing at the declaring model's row. */
+  sourceColumn(selfTable?: string): string {
+    return this.throughColumns(selfTable).source;
+  }
+  /** The join table's column pointing at the target's row. */
+  targetColumn(selfTable?: string): string {
+    return this.throughColumns(selfTable).target;
+  }
+
+  private throughColumns(selfTable?: string): { source: string; target: string } {
+    const { source, target } = this.names(selfTable);
+    if (this.autoCreated) return joinColumns(source.modelName, target.modelName);
+    const given = this.options['throughFields'] as readonly [string, string] | undefined;
+    const through = this.through;
+    const column = (name: string): string => {
+      const f = through?.fields[name];
+      return f ? f.columnName(name) : `${name}_id`;
+    };
+    if (given) return { source: column(given[0]), target: column(given[1]) };
+    if (!through) throw new Error(`A manyToMany field through the table "${this.throughTable(selfTable)}" needs throughFields: [source, target].`);
+    const keys = Object.entries(through.fields).filter(([, f]) => f instanceof RelationField);
+    const to = (table: string) => keys.filter(([, f]) => (f as RelationField).targetTable(through.tableName) === table);
+    const sources = to(source.tableName);
+    const targets = source.tableName === target.tableName ? sources.slice(1) : to(target.tableName);
+    if (sources.length === 0 || targets.length === 0 || (source.tableName !== target.tableName && (sources.length > 1 || targets.length > 1))) {
+      throw new Error(
+        `The through model ${through.tableName} needs one foreign key to ${source.tableName} and one to ${target.tableName}, or throughFields: [source, target].`,
+      );
+    }
+    return { source: column(sources[0]![0]), target: column(targets[0]![0]) };
+  }
+}
+
+/** The automatic join table's name: `<table>_<field>`, shortened as Django's `truncate_name` past 63 characters. */
+export function autoJoinTableName(table: string, field: string): string {
+  const name = `${table}_${field}`;
+  if (name.length <= 63) return name;
+  const digest = createHash('md5').update(name).digest('hex').slice(0, 8);
+  return `${name.slice(0, 54)}_${digest}`;
+}
+
+/** The model name a `manyToMany` target gives the join table's type. */
+type ModelNameOfTable<T extends string> = T extends `${infer H}_${infer R}` ? (H extends '' ? Lowercase<T> : R extends '' ? Lowercase<T> : Lowercase<R>) : Lowercase<T>;
+export type { ModelNameOfTable };
+type TargetNameOf<To> = To extends 'self'
+  ? 'self'
+  : To extends string
+    ? ModelNameOfTable<To>
+    : To extends () => infer M
+      ? M extends { readonly $modelName: infer N extends string } ? N : string
+      : To extends { readonly $modelName: infer N extends string }
+        ? N
+        : string;
 
 type NullOf<O> = O extends { null: true } ? true : false;
 type HasDefault<O> = O extends { default: infer V } ? ([V] extends [undefined] ? false : true) : false;
@@ -256,4 +456,15 @@ export const field = {
   /** `OneToOneField(to, on_delete=…)`: a foreign key with a unique constraint. */
   oneToOne: <const O extends RelationOptions>(to: TargetRef, options: O): RelationField<number, NullOf<O>, HasConstantDefault<O>, HasDefault<O>, PrimaryKeyOf<O>> =>
     new RelationField('oneToOne', to, options),
+  /**
+   * `ManyToManyField(to)`: no column on the model's table. Without `through`
+   * a join table `<table>_<field>` is created with an `id`, `<source>_id`
+   * and `<target>_id` (by model name; `from_<m>_id`/`to_<m>_id` for a
+   * relation to itself), both NOT NULL foreign keys ON DELETE CASCADE,
+   * unique together, the target's column indexed. `DatabaseOf` includes it.
+   */
+  manyToMany: <const To extends TargetRef, const O extends ManyToManyOptions = {}>(
+    to: To,
+    options?: O,
+  ): ManyToManyField<TargetNameOf<To>, O extends { through: TargetRef } ? false : true> => new ManyToManyField(to, options),
 } as const;

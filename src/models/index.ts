@@ -1,7 +1,7 @@
-export { ModelField, RelationField, field } from './fields.js';
-export type { FieldKind, ModelFieldOptions, CharOptions, DecimalOptions, DateTimeOptions, RelationOptions, OnDelete, Choice, TargetRef, RelationTarget } from './fields.js';
+export { ModelField, RelationField, ManyToManyField, field, joinColumns, autoJoinTableName, defaultModelName } from './fields.js';
+export type { ManyToManyOptions, ModelNames, ModelNameOfTable, FieldKind, ModelFieldOptions, CharOptions, DecimalOptions, DateTimeOptions, RelationOptions, OnDelete, Choice, TargetRef, RelationTarget } from './fields.js';
 export { Model, model, checkConstraint, uniqueConstraint } from './model.js';
-export type { ModelMeta, IndexDeclaration, ConstraintDeclaration, FieldMap, WithPrimaryKey, ColumnTypeOf, TableOf, InsertOf, AnyModel, DatabaseOf } from './model.js';
+export type { ModelMeta, IndexDeclaration, ConstraintDeclaration, FieldMap, WithPrimaryKey, ColumnTypeOf, TableOf, InsertOf, AnyModel, DatabaseOf, JoinTableOf, JoinTablesOf } from './model.js';
 export { columnType } from './column-types.js';
 export { createModel, deleteModel, addField, removeField, alterField, renameField, addIndex, removeIndex, addConstraint, removeConstraint } from './operations.js';
 export type { Operation } from './operations.js';

@@ -1,5 +1,5 @@
 import type { ColumnType, Insertable, Selectable, Updateable } from 'kysely';
-import { ModelField, field, RelationField, type RelationTarget } from './fields.js';
+import { ModelField, field, ManyToManyField, RelationField, defaultModelName, type ModelNameOfTable, type RelationTarget } from './fields.js';
 
 /** An index from `meta.indexes` (Django's `models.Index(fields=…, name=…)`). */
 export interface IndexDeclaration {
@@ -76,9 +76,9 @@ export type ColumnTypeOf<F> =
       >
     : never;
 
-/** The Kysely table type of a set of fields (primary key included). */
+/** The Kysely table type of a set of fields (primary key included; a `manyToMany` field has no column). */
 export type TableOf<F extends FieldMap> = {
-  [K in keyof F as ColumnOf<K, F[K]>]: ColumnTypeOf<F[K]>;
+  [K in keyof F as F[K] extends ManyToManyField ? never : ColumnOf<K, F[K]>]: ColumnTypeOf<F[K]>;
 };
 
 type AppOptionalKeys<F extends FieldMap> = {
@@ -99,8 +99,10 @@ export type InsertOf<F extends FieldMap> = Simplify<
  * app's database type (`DatabaseOf`). Migrations are derived from it by
  * `trestle makemigrations`.
  */
-export class Model<Name extends string = string, F extends FieldMap = FieldMap> implements RelationTarget {
+export class Model<Name extends string = string, F extends FieldMap = FieldMap, MName extends string = string> implements RelationTarget {
   declare readonly $table: TableOf<F>;
+  /** The model name as a type (the automatic join tables' column names are made of it). */
+  declare readonly $modelName: MName;
   declare readonly $inferSelect: Simplify<Selectable<TableOf<F>>>;
   declare readonly $inferInsert: InsertOf<F>;
   declare readonly $inferUpdate: Simplify<Updateable<TableOf<F>>>;
@@ -116,8 +118,11 @@ export class Model<Name extends string = string, F extends FieldMap = FieldMap> 
     fields: F,
     meta: ModelMeta = {},
   ) {
-    this.fields = Object.freeze({ ...fields });
     this.meta = Object.freeze({ ...meta });
+    // A many-to-many field knows its model and name: its join table is named after them.
+    const bound: Record<string, ModelField> = {};
+    for (const [name, f] of Object.entries(fields)) bound[name] = f instanceof ManyToManyField ? f.bind(this, name) : f;
+    this.fields = Object.freeze(bound) as Readonly<F>;
     const keys = Object.entries(fields).filter(([, f]) => f.primaryKey);
     if (keys.length !== 1) {
       throw new Error(`Model ${tableName} must have exactly one primary key, found ${keys.length === 0 ? 'none' : keys.map(([n]) => n).join(', ')}.`);
@@ -128,9 +133,7 @@ export class Model<Name extends string = string, F extends FieldMap = FieldMap> 
 
   /** Django's `model_name`: `meta.modelName`, else the table name after its first `_`. */
   get modelName(): string {
-    if (this.meta.modelName) return this.meta.modelName;
-    const cut = this.tableName.indexOf('_');
-    return (cut > 0 && cut < this.tableName.length - 1 ? this.tableName.slice(cut + 1) : this.tableName).toLowerCase();
+    return this.meta.modelName || defaultModelName(this.tableName);
   }
   /** Django's `object_name` (`Book`), used in 404 messages. */
   get objectName(): string {
@@ -145,9 +148,14 @@ export class Model<Name extends string = string, F extends FieldMap = FieldMap> 
     return this.meta.verboseNamePlural ?? `${this.verboseName}s`;
   }
 
-  /** The column each field is stored in: `{ title: 'title', author: 'author_id' }`. */
+  /** The column each field is stored in: `{ title: 'title', author: 'author_id' }` (`manyToMany` fields have none). */
   columns(): Record<string, string> {
-    return Object.fromEntries(Object.entries(this.fields).map(([name, f]) => [name, f.columnName(name)]));
+    return Object.fromEntries(Object.entries(this.fields).filter(([, f]) => f.hasColumn).map(([name, f]) => [name, f.columnName(name)]));
+  }
+
+  /** The `manyToMany` fields, by name. */
+  manyToMany(): Record<string, ManyToManyField> {
+    return Object.fromEntries(Object.entries(this.fields).filter((e): e is [string, ManyToManyField] => e[1] instanceof ManyToManyField));
   }
 
   /**
@@ -159,6 +167,7 @@ export class Model<Name extends string = string, F extends FieldMap = FieldMap> 
   insertValues(values: InsertOf<F>): Insertable<TableOf<F>> {
     const out: Record<string, unknown> = { ...(values as Record<string, unknown>) };
     for (const [name, f] of Object.entries(this.fields)) {
+      if (!f.hasColumn) continue;
       const column = f.columnName(name);
       if (out[column] !== undefined) continue;
       const fallback = f.options.default;
@@ -190,25 +199,51 @@ export class Model<Name extends string = string, F extends FieldMap = FieldMap> 
  * }, { ordering: ['-created'], indexes: [{ fields: ['created', 'id'] }] });
  * type AuthorRow = typeof Author.$inferSelect; // { id: number; name: string; created: Date | string }
  */
-export function model<const Name extends string, F extends FieldMap>(
+export function model<const Name extends string, F extends FieldMap, const MName extends string = ModelNameOfTable<Name>>(
   tableName: Name,
   fields: F,
-  meta?: ModelMeta,
-): Model<Name, WithPrimaryKey<F>> {
+  meta?: ModelMeta & { modelName?: MName },
+): Model<Name, WithPrimaryKey<F>, MName> {
   const hasKey = Object.values(fields).some((f) => f.options.primaryKey === true);
   const all = (hasKey ? fields : { id: field.auto(), ...fields }) as WithPrimaryKey<F>;
   return new Model(tableName, all, meta);
 }
 
 /** Any model, whatever its fields. */
-export type AnyModel = Model<string, FieldMap>;
+export type AnyModel = Model<string, FieldMap, string>;
+
+type Key = ColumnType<number, number | undefined, number>;
+type ForeignKey = ColumnType<number, number, number>;
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 
 /**
- * The Kysely database type of a set of models: `Kysely<DatabaseOf<[typeof Author, typeof Book]>>`.
+ * The Kysely table type of an automatic join table between models named
+ * `Source` and `Target` (`'self'` for the same model): `id`, `<source>_id`,
+ * `<target>_id`, or `from_<m>_id`/`to_<m>_id` for a relation to itself.
+ */
+export type JoinTableOf<Source extends string, Target extends string> =
+  Same<Target extends 'self' ? Source : Target, Source> extends true
+    ? { id: Key } & { [C in `from_${Source}_id` | `to_${Source}_id`]: ForeignKey }
+    : { id: Key } & { [C in `${Source}_id` | `${Target}_id`]: ForeignKey };
+
+/** The automatic join tables a model's `manyToMany` fields create, as `{ key, table }` entries. */
+export type JoinTablesOf<M extends AnyModel> = M extends AnyModel
+  ? {
+      [K in keyof M['fields'] & string]: M['fields'][K] extends ManyToManyField<infer To, true>
+        ? { key: `${M['tableName']}_${K}`; table: Simplify<JoinTableOf<M['$modelName'], To>> }
+        : never;
+    }[keyof M['fields'] & string]
+  : never;
+
+type TableEntry<M extends AnyModel> = M extends AnyModel ? { key: M['tableName']; table: M['$table'] } : never;
+
+/**
+ * The Kysely database type of a set of models: `Kysely<DatabaseOf<[typeof Author, typeof Book]>>`,
+ * each model's table and the join tables of its `manyToMany` fields.
  * Merge it into `AppTypes['database']` so every view's `db` is typed.
  */
 export type DatabaseOf<Models extends readonly AnyModel[]> = {
-  [M in Models[number] as M['tableName']]: M['$table'];
+  [E in TableEntry<Models[number]> | JoinTablesOf<Models[number]> as E['key']]: E['table'];
 };
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -219,6 +254,10 @@ function checkDeclaration(table: string, fields: FieldMap, meta: ModelMeta): voi
   for (const [name, f] of Object.entries(fields)) {
     if (!(f instanceof ModelField)) throw new Error(`Model ${table}: field "${name}" is not a model field (use field.char(…), field.integer(…), …).`);
     if (!NAME.test(name)) throw new Error(`Model ${table}: field name "${name}" must be letters, digits and underscores.`);
+    if (f instanceof ManyToManyField) {
+      if (f.options['throughFields'] !== undefined && f.autoCreated) throw new Error(`Model ${table}: field "${name}" gives throughFields without a through model.`);
+      continue;
+    }
     const column = f.columnName(name);
     if (columns.has(column)) throw new Error(`Model ${table}: two fields use the column "${column}".`);
     columns.add(column);
@@ -238,7 +277,10 @@ function checkDeclaration(table: string, fields: FieldMap, meta: ModelMeta): voi
   }
   const known = (name: string): boolean => name in fields || columns.has(name);
   const checkNames = (where: string, names: readonly string[]): void => {
-    for (const n of names) if (!known(n)) throw new Error(`Model ${table}: ${where} names "${n}", which is not a field.`);
+    for (const n of names) {
+      if (!known(n)) throw new Error(`Model ${table}: ${where} names "${n}", which is not a field.`);
+      if (fields[n] instanceof ManyToManyField) throw new Error(`Model ${table}: ${where} names "${n}", a manyToMany field, which has no column.`);
+    }
   };
   for (const o of meta.ordering ?? []) checkNames('ordering', [o.replace(/^-/, '')]);
   for (const i of meta.indexes ?? []) checkNames('an index', i.fields);

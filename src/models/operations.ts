@@ -60,9 +60,13 @@ export function createModel(table: string, fields: Record<string, ModelField>, m
       const editor = new SchemaEditor(db, after);
       await editor.createTable(state);
       await editor.createIndexes(state);
+      // Many-to-many join tables: after the table, whose key they reference.
+      await editor.createJoinTables(state);
     },
-    async down(db) {
-      await new SchemaEditor(db, {}).dropTable(table);
+    async down(db, _before, after) {
+      const editor = new SchemaEditor(db, after);
+      await editor.dropJoinTables(state);
+      await editor.dropTable(table);
     },
   };
 }
@@ -74,13 +78,16 @@ export function deleteModel(table: string): Operation {
     args: [table],
     describe: () => `Delete model ${table}`,
     stateForwards: (s) => (modelOf(s, table), withModel(s, table, null)),
-    async up(db) {
-      await new SchemaEditor(db, {}).dropTable(table);
+    async up(db, before) {
+      const editor = new SchemaEditor(db, before);
+      await editor.dropJoinTables(modelOf(before, table));
+      await editor.dropTable(table);
     },
     async down(db, before) {
       const editor = new SchemaEditor(db, before);
       await editor.createTable(modelOf(before, table));
       await editor.createIndexes(modelOf(before, table));
+      await editor.createJoinTables(modelOf(before, table));
     },
   };
 }

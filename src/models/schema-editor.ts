@@ -1,9 +1,9 @@
 import { sql, type ColumnDefinitionBuilder, type CreateTableBuilder, type Kysely } from 'kysely';
 import { dialectOf, type DialectName } from '../db/dialect.js';
 import { columnType, nowDefault, storedDefault } from './column-types.js';
-import { RelationField, type ModelField, type OnDelete } from './fields.js';
+import { ManyToManyField, RelationField, autoJoinTableName, field, joinColumns, type ModelField, type OnDelete } from './fields.js';
 import type { ConstraintDeclaration, IndexDeclaration } from './model.js';
-import { columnOf, indexName, modelOf, primaryKeyOf, shortName, type ModelState, type ProjectState } from './state.js';
+import { columnOf, indexName, modelNameOf, modelOf, primaryKeyOf, shortName, type ModelState, type ProjectState } from './state.js';
 
 // Migrations run on a connection whose database type is not known here.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -37,6 +37,7 @@ export class SchemaEditor {
   async createTable(model: ModelState, name = model.table): Promise<void> {
     let builder: CreateTableBuilder<string, string> = this.db.schema.createTable(name);
     for (const [field, f] of Object.entries(model.fields)) {
+      if (!f.hasColumn) continue;
       builder = builder.addColumn(f.columnName(field), sql.raw(this.typeOf(model, f)), (col) => this.column(model, f, col));
     }
     for (const columns of model.meta.uniqueTogether ?? []) {
@@ -56,7 +57,7 @@ export class SchemaEditor {
   indexesOf(model: ModelState): Array<Required<Pick<IndexDeclaration, 'name'>> & IndexDeclaration> {
     const out: Array<Required<Pick<IndexDeclaration, 'name'>> & IndexDeclaration> = [];
     for (const [field, f] of Object.entries(model.fields)) {
-      if (f.primaryKey || f.options.unique === true || f.kind === 'oneToOne') continue;
+      if (f.primaryKey || f.options.unique === true || f.kind === 'oneToOne' || !f.hasColumn) continue;
       if (f.options.dbIndex === true || f.kind === 'foreignKey') {
         out.push({ name: indexName(model.table, [f.columnName(field)]), fields: [field] });
       }
@@ -85,9 +86,54 @@ export class SchemaEditor {
     await this.db.schema.dropTable(table).execute();
   }
 
-  /** Adds a column to an existing table (PostgreSQL: ALTER TABLE; SQLite: a rebuild). */
+  /**
+   * The automatic join table of `model`'s many-to-many field `name`, as a
+   * model state (Django's `create_many_to_many_intermediary_model`): an
+   * `id`, a foreign key to each side ON DELETE CASCADE, unique together;
+   * `null` when the field has a `through` model.
+   */
+  joinTable(model: ModelState, name: string): ModelState | null {
+    const f = model.fields[name];
+    if (!(f instanceof ManyToManyField) || !f.autoCreated) return null;
+    const targetTable = f.targetTable(model.table);
+    const target = targetTable === model.table ? model : modelOf(this.state, targetTable);
+    const columns = joinColumns(modelNameOf(model), modelNameOf(target));
+    const source = columns.source.slice(0, -3);
+    const other = columns.target.slice(0, -3);
+    return {
+      table: autoJoinTableName(model.table, name),
+      fields: {
+        id: field.auto(),
+        [source]: field.foreignKey(model.table, { onDelete: 'cascade' }),
+        [other]: field.foreignKey(targetTable, { onDelete: 'cascade' }),
+      },
+      meta: { uniqueTogether: [[source, other]] },
+    };
+  }
+
+  /** Creates a many-to-many field's join table: the unique pair covers the source column, the target's is indexed. */
+  async createJoinTable(model: ModelState, name: string): Promise<void> {
+    const join = this.joinTable(model, name);
+    if (!join) return;
+    await this.createTable(join);
+    const target = Object.entries(join.fields)[2]![0];
+    await this.createIndex(join, { name: indexName(join.table, [`${target}_id`]), fields: [target] });
+  }
+
+  async createJoinTables(model: ModelState): Promise<void> {
+    for (const name of Object.keys(model.fields)) await this.createJoinTable(model, name);
+  }
+
+  async dropJoinTables(model: ModelState): Promise<void> {
+    for (const [name, f] of Object.entries(model.fields)) {
+      if (f instanceof ManyToManyField && f.autoCreated) await this.dropTable(autoJoinTableName(model.table, name));
+    }
+  }
+
+  /** Adds a column to an existing table (PostgreSQL: ALTER TABLE; SQLite: a rebuild); a many-to-many field's join table. */
   async addField(before: ModelState, after: ModelState, name: string): Promise<void> {
     const f = after.fields[name]!;
+    if (f instanceof ManyToManyField) return this.createJoinTable(after, name);
     if (this.dialect === 'sqlite') return this.rebuild(before, after, {});
     await this.db.schema
       .alterTable(after.table)
@@ -98,15 +144,32 @@ export class SchemaEditor {
 
   /** Drops a column (its indexes and constraints go with it). */
   async removeField(before: ModelState, after: ModelState, name: string): Promise<void> {
+    const f = before.fields[name]!;
+    if (f instanceof ManyToManyField) {
+      if (f.autoCreated) await this.dropTable(autoJoinTableName(before.table, name));
+      return;
+    }
     if (this.dialect === 'sqlite') return this.rebuild(before, after, {});
     await this.db.schema.alterTable(before.table).dropColumn(before.fields[name]!.columnName(name)).execute();
   }
 
   /** Changes a column's type, nullability, default, uniqueness or index. */
   async alterField(before: ModelState, after: ModelState, name: string): Promise<void> {
-    if (this.dialect === 'sqlite') return this.rebuild(before, after, {});
     const old = before.fields[name]!;
     const next = after.fields[name]!;
+    if (old instanceof ManyToManyField || next instanceof ManyToManyField) {
+      // relatedName, blank, verboseName, helpText: nothing in the database changes.
+      if (
+        !(old instanceof ManyToManyField && next instanceof ManyToManyField) ||
+        old.targetTable(before.table) !== next.targetTable(after.table) ||
+        old.autoCreated !== next.autoCreated ||
+        (!old.autoCreated && old.throughTable(before.table) !== next.throughTable(after.table))
+      ) {
+        throw new Error(`alterField cannot change the relation of ${after.table}.${name}: remove the field and add it again.`);
+      }
+      return;
+    }
+    if (this.dialect === 'sqlite') return this.rebuild(before, after, {});
     if (old.isRelation !== next.isRelation || (old instanceof RelationField && next instanceof RelationField && (old.targetTable(before.table) !== next.targetTable(after.table) || old.onDelete !== next.onDelete))) {
       throw new Error(`alterField cannot change the relation of ${after.table}.${name}: remove the field and add it again.`);
     }
@@ -139,6 +202,12 @@ export class SchemaEditor {
   }
 
   async renameField(before: ModelState, after: ModelState, from: string, to: string): Promise<void> {
+    const f = before.fields[from]!;
+    if (f instanceof ManyToManyField) {
+      // The join table is named after the field (Django's alter_db_table); its columns are named after the models.
+      if (f.autoCreated) await this.db.schema.alterTable(autoJoinTableName(before.table, from)).renameTo(autoJoinTableName(after.table, to)).execute();
+      return;
+    }
     const oldColumn = before.fields[from]!.columnName(from);
     const newColumn = after.fields[to]!.columnName(to);
     await this.db.schema.alterTable(after.table).renameColumn(oldColumn, newColumn).execute();
@@ -176,11 +245,12 @@ export class SchemaEditor {
    */
   async rebuild(before: ModelState, after: ModelState, copy: Record<string, string>): Promise<void> {
     const fresh = `new__${after.table}`;
-    const oldColumns = new Set(Object.entries(before.fields).map(([n, f]) => f.columnName(n)));
+    const oldColumns = new Set(Object.entries(before.fields).filter(([, f]) => f.hasColumn).map(([n, f]) => f.columnName(n)));
     await this.createTable(after, fresh);
     const targets: string[] = [];
     const sources: string[] = [];
     for (const [name, f] of Object.entries(after.fields)) {
+      if (!f.hasColumn) continue;
       const column = f.columnName(name);
       const source = copy[column] ?? (oldColumns.has(column) ? quote(column) : this.defaultSql(f));
       if (source === null) continue;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ModelField } from './fields.js';
+import { defaultModelName, type ModelField } from './fields.js';
 import type { ModelMeta } from './model.js';
 
 /** A table as the migrations have built it (Django's `ModelState`). */
@@ -28,6 +28,11 @@ export function fieldOf(model: ModelState, name: string): ModelField {
   const found = model.fields[name];
   if (!found) throw new Error(`Model ${model.table} has no field "${name}" in the migration state.`);
   return found;
+}
+
+/** The model name of a state (`meta.modelName`, else Django's default from the table name). */
+export function modelNameOf(model: ModelState): string {
+  return model.meta.modelName || defaultModelName(model.table);
 }
 
 /** The primary key's field name. */

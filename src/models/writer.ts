@@ -1,11 +1,11 @@
-import { RelationField, type ModelField } from './fields.js';
+import { ManyToManyField, RelationField, type ModelField } from './fields.js';
 import type { Operation } from './operations.js';
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 /** A value as TypeScript source: objects with bare keys where they can be, arrays, strings quoted. */
 export function literalSource(value: unknown): string {
-  if (value instanceof RelationField || isField(value)) return fieldSource(value as ModelField);
+  if (value instanceof RelationField || value instanceof ManyToManyField || isField(value)) return fieldSource(value as ModelField);
   if (value === undefined) return 'undefined';
   if (value instanceof Date) return `new Date(${JSON.stringify(value.toISOString())})`;
   if (typeof value === 'function') {
@@ -27,6 +27,12 @@ function isField(value: unknown): boolean {
 /** `field.char({ maxLength: 200 })`; a relation names its target table. */
 export function fieldSource(f: ModelField): string {
   const options = Object.fromEntries(Object.entries(f.options).filter(([, v]) => v !== undefined));
+  if (f instanceof ManyToManyField) {
+    // Models are written by table name, as a migration cannot import the project's models.
+    const to = f.to === 'self' ? 'self' : f.targetTable('self');
+    if (options['through'] !== undefined) options['through'] = f.throughTable('self');
+    return Object.keys(options).length === 0 ? `field.manyToMany(${literalSource(to)})` : `field.manyToMany(${literalSource(to)}, ${literalSource(options)})`;
+  }
   if (f instanceof RelationField) {
     const to = f.to === 'self' ? 'self' : f.targetTable('self');
     return `field.${f.kind}(${literalSource(to)}, ${literalSource(options)})`;
