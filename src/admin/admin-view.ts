@@ -55,7 +55,7 @@ export class AdminView extends APIView {
   openapi: ViewOpenAPI = { exclude: true };
 
   /** The URL of an admin route, in the namespace this view was mounted under. */
-  protected url(req: ApiRequest, name: AdminRouteName, params?: Record<string, number | string>): string {
+  protected url(req: ApiRequest, name: AdminRouteName | (string & {}), params?: Record<string, number | string>): string {
     const ns = req.resolverMatch?.namespace;
     return req.app.services.get('routes').reverse(ns ? `${ns}:${name}` : name, params);
   }

@@ -118,7 +118,10 @@ describe.each(testDatabases())('0004_native_types on $name', ({ name, open }) =>
         expect(before.trestle_token).toHaveLength(1);
 
         const result = await migrate(database);
-        expect(result.applied).toEqual([{ set: 'framework', name: '0004_native_types' }]);
+        expect(result.applied).toEqual([
+          { set: 'framework', name: '0004_native_types' },
+          { set: 'framework', name: '0005_admin_log' },
+        ]);
 
         const newTypes = await columnTypes(database);
         for (const c of BOOLEANS) expect(newTypes[c]).toBe(name === 'postgres' ? 'boolean' : 'integer');

@@ -3,6 +3,7 @@ import { usersMigration } from './0001-users.js';
 import { tokensMigration } from './0002-tokens.js';
 import { sessionsMigration } from './0003-sessions.js';
 import { nativeTypesMigration } from './0004-native-types.js';
+import { adminLogMigration } from './0005-admin-log.js';
 
 /**
  * The framework's migrations, applied in this order before the project's
@@ -14,4 +15,5 @@ export const frameworkMigrations: ReadonlyArray<readonly [name: string, migratio
   ['0002_tokens', tokensMigration],
   ['0003_sessions', sessionsMigration],
   ['0004_native_types', nativeTypesMigration],
+  ['0005_admin_log', adminLogMigration],
 ];

@@ -1,0 +1,213 @@
+import type { AnyModel } from '../models/model.js';
+import { RelationField, type ModelField } from '../models/fields.js';
+import type { User } from '../users/user.js';
+
+/** What a staff user may do with a registered model (Django's view/add/change/delete permissions). */
+export type AdminAction = 'view' | 'add' | 'change' | 'delete';
+
+/**
+ * A column of the change list: a field name, or a computed column — a
+ * function of the row (its name is the header) or `{ label, value }`.
+ */
+export type ListDisplayEntry<Row> = string | ((row: Row) => string) | { readonly label: string; readonly value: (row: Row) => string };
+
+/**
+ * How the admin shows one model (Django's `ModelAdmin` options, in camelCase).
+ *
+ * @example
+ * site.register(Book, {
+ *   listDisplay: ['title', 'author', 'year', { label: 'Decade', value: (b) => `${Math.floor(b.year / 10) * 10}s` }],
+ *   listFilter: ['kind', 'author', 'published'],
+ *   searchFields: ['title', 'author__name'],
+ *   ordering: ['-year'],
+ *   listPerPage: 50,
+ *   readonlyFields: ['isbn'],
+ *   str: (b) => b.title,
+ * });
+ */
+export interface ModelAdminOptions<Row = Record<string, unknown>> {
+  /** The change list's columns (default: the row's name, Django's `__str__`). The first column links to the change form. */
+  listDisplay?: ReadonlyArray<ListDisplayEntry<Row>>;
+  /** Fields the change list filters by, in the sidebar: booleans, choices, foreign keys, dates and datetimes (by year and month). */
+  listFilter?: readonly string[];
+  /**
+   * Fields `?q=` searches, every word in any of them, ignoring case. A
+   * relation's field is `author__name` (a subquery on the target); `^title`
+   * matches the start, `=title` the whole value.
+   */
+  searchFields?: readonly string[];
+  /** The change list's default ordering (`-` for descending); else the model's `meta.ordering`, else the primary key descending. */
+  ordering?: readonly string[];
+  /** The `listDisplay` fields whose headers sort (Django's `sortable_by`); default: every field column. */
+  sortableBy?: readonly string[];
+  /** Rows per change-list page (default 100, as Django). */
+  listPerPage?: number;
+  /** Fields shown on the change form as text, never written by it. */
+  readonlyFields?: readonly string[];
+  /** The form's fields, in order (default: every editable field). */
+  fields?: readonly string[];
+  /** The row's name in lists, titles and the history (Django's `__str__`); default `Book object (1)`. */
+  str?: (row: Row) => string;
+  /**
+   * Whether `user` (active staff) may `action` this model. Default: only
+   * superusers, as Django's admin for a staff user without permissions.
+   */
+  hasPermission?: (user: User, action: AdminAction) => boolean;
+}
+
+type RowOf<M extends AnyModel> = M['$inferSelect'];
+
+/** A registered model with its options resolved: what every admin page of the model reads. */
+export class ModelAdmin<Row = Record<string, unknown>> {
+  /** The app label: the table name before its first `_` (`catalogue_book` → `catalogue`). */
+  readonly appLabel: string;
+  readonly listPerPage: number;
+
+  constructor(
+    readonly model: AnyModel,
+    readonly options: ModelAdminOptions<Row>,
+    readonly site: AdminSite,
+  ) {
+    const cut = model.tableName.indexOf('_');
+    this.appLabel = cut > 0 ? model.tableName.slice(0, cut) : model.tableName;
+    this.listPerPage = options.listPerPage ?? 100;
+    if (!Number.isInteger(this.listPerPage) || this.listPerPage < 1) throw new Error(`Admin for ${model.tableName}: listPerPage must be a positive integer.`);
+    const fieldNames = (names: readonly string[] | undefined, what: string) => {
+      for (const n of names ?? []) {
+        if (!(n in model.fields)) throw new Error(`Admin for ${model.tableName}: ${what} names "${n}", which is not a field.`);
+      }
+    };
+    fieldNames(options.listFilter, 'listFilter');
+    fieldNames(options.readonlyFields, 'readonlyFields');
+    fieldNames(options.fields, 'fields');
+    fieldNames(options.sortableBy, 'sortableBy');
+    fieldNames(options.ordering?.map((o) => o.replace(/^-/, '')), 'ordering');
+    fieldNames(
+      options.listDisplay?.filter((e): e is string => typeof e === 'string'),
+      'listDisplay',
+    );
+    for (const name of options.listFilter ?? []) {
+      const f = model.fields[name]!;
+      const ok = f.kind === 'boolean' || f.isRelation || f.kind === 'date' || f.kind === 'datetime' || (f.options.choices?.length ?? 0) > 0;
+      if (!ok) throw new Error(`Admin for ${model.tableName}: listFilter "${name}" must be a boolean, a field with choices, a foreign key or a date.`);
+    }
+    for (const s of options.searchFields ?? []) {
+      const [head, rest] = s.replace(/^[\^=@]/, '').split('__', 2) as [string, string | undefined];
+      const f = model.fields[head];
+      if (!f) throw new Error(`Admin for ${model.tableName}: searchFields names "${s}", which is not a field.`);
+      if (rest !== undefined && !(f instanceof RelationField)) throw new Error(`Admin for ${model.tableName}: searchFields "${s}" follows "${head}", which is not a relation.`);
+    }
+  }
+
+  /** The model's name in URLs and route names (`book`). */
+  get modelName(): string {
+    return this.model.modelName;
+  }
+
+  /** Django's URL name of a page: `catalogue_book_changelist`, `…_add`, `…_change`, `…_delete`, `…_history`. */
+  routeName(page: 'changelist' | 'add' | 'change' | 'delete' | 'history'): string {
+    return `${this.appLabel}_${this.modelName}_${page}`;
+  }
+
+  /** The row's name (Django's `__str__`). */
+  repr(row: Record<string, unknown>): string {
+    const own = this.options.str;
+    const text = own ? own(row as Row) : `${this.model.objectName} object (${String(row[this.model.primaryKey])})`;
+    return String(text);
+  }
+
+  /** Whether `user` may `action` this model. */
+  hasPermission(user: User, action: AdminAction): boolean {
+    if (!user.isAuthenticated || !user.isActive || !user.isStaff) return false;
+    if (this.options.hasPermission) return this.options.hasPermission(user, action);
+    return user.isSuperuser;
+  }
+
+  /** A field's human name with a capital (Django's form label: `capfirst(verbose_name)`). */
+  label(name: string): string {
+    const f = this.model.fields[name];
+    const verbose = f?.options.verboseName ?? name.replaceAll('_', ' ');
+    return verbose.charAt(0).toUpperCase() + verbose.slice(1);
+  }
+
+  /** A field's verbose name as Django's messages use it (lower case unless declared). */
+  verboseFieldName(name: string): string {
+    return this.model.fields[name]?.options.verboseName ?? name.replaceAll('_', ' ');
+  }
+
+  /** Whether Django's forms include the field: not the automatic key, not `autoNow`/`autoNowAdd`. */
+  static editable(f: ModelField): boolean {
+    if (f.kind === 'auto' || f.kind === 'bigAuto') return false;
+    if (f.kind === 'datetime' && (f.options['autoNow'] === true || f.options['autoNowAdd'] === true)) return false;
+    return true;
+  }
+
+  /** The form's fields: `fields`, else every editable field in declaration order (plus read-only ones). */
+  formFields(): string[] {
+    if (this.options.fields) return [...this.options.fields];
+    const readonly = new Set(this.options.readonlyFields ?? []);
+    return Object.entries(this.model.fields)
+      .filter(([n, f]) => ModelAdmin.editable(f) || readonly.has(n))
+      .map(([n]) => n);
+  }
+
+  /** Whether the form shows `name` as text only. */
+  isReadonly(name: string): boolean {
+    const f = this.model.fields[name];
+    return (this.options.readonlyFields ?? []).includes(name) || !f || !ModelAdmin.editable(f);
+  }
+}
+
+/**
+ * The models the admin manages (Django's `admin.site`): register each with
+ * its options, then mount the site with `adminRoutes({ site })`.
+ *
+ * @example
+ * const site = new AdminSite()
+ *   .register(Author, { searchFields: ['name'], str: (a) => a.name })
+ *   .register(Book, { listDisplay: ['title', 'author'], listFilter: ['author'] });
+ * createApp({ routes: [...apiRoutes, adminRoutes({ site })], database });
+ */
+export class AdminSite {
+  private readonly admins = new Map<string, ModelAdmin>();
+  private readonly known = new Map<string, AnyModel>();
+
+  /** Registers `model` with its admin options; a table registers once. */
+  register<M extends AnyModel>(model: M, options: ModelAdminOptions<RowOf<M>> = {}): this {
+    if (this.admins.has(model.tableName)) throw new Error(`The model ${model.tableName} is already registered with the admin.`);
+    const admin = new ModelAdmin(model, options as ModelAdminOptions, this);
+    for (const other of this.admins.values()) {
+      if (other.appLabel === admin.appLabel && other.modelName === admin.modelName) {
+        throw new Error(`The models ${other.model.tableName} and ${model.tableName} have the same admin URL ${admin.appLabel}/${admin.modelName}/.`);
+      }
+    }
+    this.admins.set(model.tableName, admin);
+    this.known.set(model.tableName, model);
+    return this;
+  }
+
+  /**
+   * Models that are not registered but whose rows refer to registered ones:
+   * a delete lists (and the database removes) their rows too, and refuses
+   * when one of them protects the row.
+   */
+  declareModels(...models: AnyModel[]): this {
+    for (const m of models) if (!this.known.has(m.tableName)) this.known.set(m.tableName, m);
+    return this;
+  }
+
+  /** The registered models, in registration order. */
+  get registry(): readonly ModelAdmin[] {
+    return [...this.admins.values()];
+  }
+
+  /** The admin of a table, when registered. */
+  adminFor(table: string): ModelAdmin | undefined {
+    return this.admins.get(table);
+  }
+
+  /** Every model the site knows, registered or declared. */
+  get models(): readonly AnyModel[] {
+    return [...this.known.values()];
+  }
+}

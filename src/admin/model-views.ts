@@ -1,0 +1,799 @@
+import { sql, type Expression, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import type { ApiRequest } from '../request.js';
+import { Response } from '../response.js';
+import type { User } from '../users/user.js';
+import { ApiError, NotFound, PermissionDenied } from '../exceptions.js';
+import { dialectOf } from '../db/dialect.js';
+import { constraintViolation } from '../db/constraint-errors.js';
+import { escapeLike, ilike, iequals } from '../filters/search.js';
+import { RelationField, type ModelField } from '../models/fields.js';
+import type { AnyModel } from '../models/model.js';
+import { getSession, updateSession } from '../sessions/session.js';
+import { html, unsafeRaw, type SafeHtml } from '../pages/html.js';
+import { listTable, type SortHeader } from '../pages/admin-templates.js';
+import type { Breadcrumb } from '../pages/layout.js';
+import { displayedPageNumbers, pageLinks } from '../pagination/html.js';
+import { numbersTemplate } from '../browsable/pagination-controls.js';
+import type { AdminMessage, AdminPage } from './admin-page.js';
+import { AdminView, redirect } from './admin-view.js';
+import { ModelAdmin, type AdminAction, type AdminSite, type ListDisplayEntry } from './model-admin.js';
+import { inputText, keyValue, saveAdminForm, type FormErrors } from './model-form.js';
+import { ADDITION, CHANGE, DELETION, changeMessageJson, describeChange, logAction, readLog } from './log-entry.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyDb = Kysely<any>;
+type Row = Record<string, unknown>;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnySelect = SelectQueryBuilder<any, any, any>;
+
+/** Django's `IncorrectLookupParameters`: a change-list filter the model admin does not offer (400 page). */
+export class IncorrectLookupParameters extends ApiError {
+  static override statusCode = 400;
+  static override defaultDetail = 'Incorrect lookup parameters.';
+  static override defaultCode = 'incorrect_lookup_parameters';
+}
+
+/** The change list's own query parameters (Django's `SEARCH_VAR`, `ORDER_VAR`, `PAGE_VAR`). */
+const LIST_PARAMS = new Set(['q', 'o', 'p']);
+const FLASH_KEY = '_admin_messages';
+const EMPTY = '-';
+
+function capfirst(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+/** A message shown on the next admin page (Django's `messages` framework, kept in the session). */
+async function flash(req: ApiRequest, message: AdminMessage): Promise<void> {
+  await updateSession(req, (data) => {
+    const list = Array.isArray(data[FLASH_KEY]) ? (data[FLASH_KEY] as AdminMessage[]) : [];
+    data[FLASH_KEY] = [...list, message];
+  });
+}
+
+async function takeFlash(req: ApiRequest): Promise<AdminMessage[]> {
+  const stored = (await getSession(req))?.data[FLASH_KEY];
+  if (!Array.isArray(stored) || stored.length === 0) return [];
+  await updateSession(req, (data) => {
+    delete data[FLASH_KEY];
+  });
+  return (stored as AdminMessage[]).filter((m) => typeof m?.text === 'string' && ['success', 'error', 'info'].includes(m.level));
+}
+
+/** A row's value as the change list and read-only fields show it. */
+function displayValue(f: ModelField, raw: unknown, related?: ReadonlyMap<string, string>): string {
+  if (raw === null || raw === undefined || raw === '') return EMPTY;
+  if (f.isRelation) return related?.get(String(raw)) ?? String(raw);
+  const choice = f.options.choices?.find(([v]) => String(v) === String(raw));
+  if (choice) return choice[1];
+  switch (f.kind) {
+    case 'boolean':
+      return inputText(f, raw) === 'true' ? 'Yes' : 'No';
+    case 'datetime':
+      return inputText(f, raw).replace('T', ' ');
+    default:
+      return inputText(f, raw);
+  }
+}
+
+/** Something that went wrong while writing, rolled back, shown with the form. */
+class FormRejected extends Error {
+  constructor(readonly errors: FormErrors) {
+    super('form rejected');
+  }
+}
+
+/** One row a delete would remove or that blocks it, with what it contains. */
+interface DeletedNode {
+  readonly label: string;
+  readonly url: string | null;
+  readonly children: DeletedNode[];
+}
+
+/**
+ * The base of every page of a registered model: the model's admin, its
+ * database, its URLs, and the permission check of each page.
+ */
+export class AdminModelView extends AdminView {
+  static override viewName = 'Model admin';
+  /** Set for each registered model by `adminRoutes`. */
+  modelAdmin!: ModelAdmin;
+
+  protected db(req: ApiRequest): AnyDb {
+    return req.app.services.get('db') as AnyDb;
+  }
+
+  protected modelUrl(req: ApiRequest, admin: ModelAdmin, page: 'changelist' | 'add' | 'change' | 'delete' | 'history', pk?: unknown): string {
+    return this.url(req, admin.routeName(page), pk === undefined ? undefined : { pk: String(pk) });
+  }
+
+  /** `null` when the user may `actions` (any of them); else the login redirect, or a 403. */
+  protected allow(req: ApiRequest, ...actions: AdminAction[]): Response | null {
+    const denied = this.guard(req);
+    if (denied) return denied;
+    if (!actions.some((a) => this.modelAdmin.hasPermission(req.user as User, a))) throw new PermissionDenied();
+    return null;
+  }
+
+  /** The row of the URL's primary key, or a 404 page. */
+  protected async object(req: ApiRequest): Promise<Row> {
+    const model = this.modelAdmin.model;
+    const text = String(req.params['pk'] ?? '');
+    const pk = keyValue(model, text);
+    const row = pk === undefined ? undefined : await this.db(req).selectFrom(model.tableName).selectAll().where(sql.ref(model.primaryKey), '=', pk).executeTakeFirst();
+    if (!row) throw new NotFound(`${capfirst(model.verboseName)} with ID “${text}” doesn’t exist. Perhaps it was deleted?`);
+    return row as Row;
+  }
+
+  /** Home › Catalogue › Books › … */
+  protected trail(req: ApiRequest, ...more: Breadcrumb[]): Breadcrumb[] {
+    const admin = this.modelAdmin;
+    const list = this.modelUrl(req, admin, 'changelist');
+    return [{ name: capfirst(admin.appLabel), url: `${this.url(req, 'index')}#app-${admin.appLabel}` }, { name: capfirst(admin.model.verboseNamePlural), url: list }, ...more];
+  }
+
+  /** The names of foreign-key targets for display: `{ '3': 'Ursula K. Le Guin' }` per field. */
+  protected async relatedNames(req: ApiRequest, fields: readonly string[], rows: readonly Row[]): Promise<Map<string, Map<string, string>>> {
+    const model = this.modelAdmin.model;
+    const out = new Map<string, Map<string, string>>();
+    for (const name of fields) {
+      const f = model.fields[name];
+      if (!(f instanceof RelationField)) continue;
+      const ids = [...new Set(rows.map((r) => r[f.columnName(name)]).filter((v) => v !== null && v !== undefined))];
+      out.set(name, await this.reprsOf(req, f, ids));
+    }
+    return out;
+  }
+
+  /** The names of the target rows `ids` of a relation field. */
+  protected async reprsOf(req: ApiRequest, f: RelationField, ids: readonly unknown[], limit?: number): Promise<Map<string, string>> {
+    const names = new Map<string, string>();
+    const table = f.targetTable(this.modelAdmin.model.tableName);
+    const target = f.targetModel();
+    const key = target?.primaryKey ?? 'id';
+    const targetAdmin = this.modelAdmin.site.adminFor(table);
+    let q = this.db(req).selectFrom(table).selectAll();
+    if (limit === undefined) {
+      if (ids.length === 0) return names;
+      q = q.where(sql.ref(key), 'in', ids);
+    } else q = q.orderBy(sql.ref(key)).limit(limit);
+    for (const row of (await q.execute()) as Row[]) {
+      const pk = String(row[key]);
+      names.set(pk, targetAdmin ? targetAdmin.repr(row) : `${capfirst((target as AnyModel | null)?.objectName ?? table)} object (${pk})`);
+    }
+    return names;
+  }
+
+}
+
+interface FilterOption {
+  readonly label: string;
+  readonly params: Record<string, string>;
+}
+
+/**
+ * `GET <app>/<model>/?q=&o=&p=&<filters>`: Django's change list — search,
+ * the sidebar's filters, sortable headers, and page numbers with the count.
+ * A parameter that is not one of the list's own nor a `listFilter` lookup is
+ * a 400 page (Django redirects to `?e=1`); a page past the last is a 404 page.
+ */
+export class AdminChangeListView extends AdminModelView {
+  static override viewName = 'Change list';
+
+  async get(req: ApiRequest): Promise<AdminPage | Response> {
+    const denied = this.allow(req, 'view', 'change');
+    if (denied) return denied;
+    const admin = this.modelAdmin;
+    const model = admin.model;
+    const db = this.db(req);
+    const postgres = dialectOf(db) === 'postgres';
+    const query = req.query as Record<string, string | undefined>;
+    const search = (query['q'] ?? '').trim();
+
+    const filterParams: Record<string, string> = {};
+    for (const [k, v] of Object.entries(query)) if (!LIST_PARAMS.has(k) && v !== undefined) filterParams[k] = v;
+    const conditions = this.filterConditions(filterParams, postgres);
+    if (search) conditions.push(...this.searchConditions(search, postgres));
+    const where = <Q extends AnySelect>(q: Q): Q => conditions.reduce((acc, c) => acc.where(c) as Q, q);
+
+    const total = Number((await db.selectFrom(model.tableName).select(sql<number>`count(*)`.as('n')).executeTakeFirst())?.n ?? 0);
+    const count = conditions.length
+      ? Number((await where(db.selectFrom(model.tableName)).select(sql<number>`count(*)`.as('n')).executeTakeFirst())?.n ?? 0)
+      : total;
+    const pages = Math.max(1, Math.ceil(count / admin.listPerPage));
+    const pageText = query['p'];
+    const page = pageText === undefined ? 1 : /^\d{1,9}$/.test(pageText) ? Number(pageText) : NaN;
+    if (!Number.isInteger(page) || page < 1 || page > pages) throw new NotFound('Invalid page.');
+
+    const sortable = this.sortableFields();
+    const asked = (query['o'] ?? '').split(',').filter((o) => sortable.includes(o.replace(/^-/, '')));
+    const ordering = asked.length ? asked : [...(admin.options.ordering ?? model.meta.ordering ?? [`-${model.primaryKey}`])];
+    let q = where(db.selectFrom(model.tableName).selectAll());
+    for (const o of ordering) {
+      const name = o.replace(/^-/, '');
+      const column = model.fields[name]?.columnName(name) ?? name;
+      q = q.orderBy(sql.ref(column), o.startsWith('-') ? 'desc' : 'asc');
+    }
+    // A total order (Django adds the primary key), so pages never repeat or skip a row.
+    if (!ordering.some((o) => o.replace(/^-/, '') === model.primaryKey)) q = q.orderBy(sql.ref(model.primaryKey), 'desc');
+    const rows = (await q.limit(admin.listPerPage).offset((page - 1) * admin.listPerPage).execute()) as Row[];
+
+    const display = admin.options.listDisplay ?? [];
+    const fieldColumns = display.filter((e): e is string => typeof e === 'string');
+    const related = await this.relatedNames(req, fieldColumns, rows);
+    const base = this.modelUrl(req, admin, 'changelist');
+    const listUrl = (changes: Record<string, string | null>) => {
+      const params = new URLSearchParams();
+      const merged: Record<string, string | null> = { ...filterParams, ...(search ? { q: search } : {}), ...(asked.length ? { o: asked.join(',') } : {}), ...changes };
+      for (const [k, v] of Object.entries(merged)) if (v !== null && v !== '') params.set(k, v);
+      const s = params.toString();
+      return s ? `${base}?${s}` : base;
+    };
+
+    const headers: SortHeader[] = (display.length ? display : [null]).map((entry) => {
+      if (entry === null) return { label: capfirst(model.verboseName), href: null, sort: null };
+      const label = this.columnLabel(entry);
+      if (typeof entry !== 'string' || !sortable.includes(entry)) return { label, href: null, sort: null };
+      const sort = asked[0] === entry ? 'ascending' : asked[0] === `-${entry}` ? 'descending' : null;
+      return { label, sort, href: listUrl({ o: sort === 'ascending' ? `-${entry}` : entry, p: null }) };
+    });
+    const canChange = admin.hasPermission(req.user as User, 'change') || admin.hasPermission(req.user as User, 'view');
+    const bodyRows = rows.map((row) => {
+      const pk = row[model.primaryKey];
+      const cells = (display.length ? display : [null]).map((entry, i) => {
+        const text = entry === null ? admin.repr(row) : this.cell(entry, row, related);
+        const label = headers[i]!.label;
+        const content = i === 0 && canChange ? html`<a href="${this.modelUrl(req, admin, 'change', pk)}">${text}</a>` : text;
+        return i === 0 ? html`<th scope="row" data-label="${label}">${content}</th>` : html`<td data-label="${label}">${content}</td>`;
+      });
+      return html`<tr data-pk="${String(pk)}">${cells}</tr>`;
+    });
+
+    const pageUrl = (n: number) => listUrl({ p: n > 1 ? String(n) : null });
+    const controls =
+      pages > 1
+        ? `<nav id="pagination-controls" aria-label="Pagination">${numbersTemplate({
+            previous_url: page > 1 ? pageUrl(page - 1) : null,
+            next_url: page < pages ? pageUrl(page + 1) : null,
+            page_links: pageLinks(displayedPageNumbers(page, pages), page, pageUrl),
+          })}</nav>`
+        : '';
+    const plural = count === 1 ? model.verboseName : model.verboseNamePlural;
+    const filters = await this.filterSidebar(req, filterParams, listUrl);
+    const title = `Select ${model.verboseName} to change`;
+    const canAdd = admin.hasPermission(req.user as User, 'add');
+    const searchBox = admin.options.searchFields?.length
+      ? html`<form method="get" action="${base}" class="toolbar" role="search" id="changelist-search">
+<label class="visually-hidden" for="searchbar">Search ${model.verboseNamePlural}</label>
+<input type="search" name="q" id="searchbar" value="${search}">
+${Object.entries(filterParams).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`)}${asked.length ? html`<input type="hidden" name="o" value="${asked.join(',')}">` : ''}
+<button type="submit" class="btn">Search</button>
+${conditions.length ? html`<span class="muted" id="result-count">${count} result${count === 1 ? '' : 's'} (<a href="${base}">${total} total</a>)</span>` : ''}
+</form>`
+      : '';
+    const body = html`<h1>${title}</h1>
+${canAdd ? html`<p><a class="btn btn-primary" id="add-link" href="${this.modelUrl(req, admin, 'add')}">Add ${model.verboseName}</a></p>` : ''}
+${searchBox}
+${filters}
+${listTable('result_list', capfirst(model.verboseNamePlural), headers, bodyRows)}
+<p class="paginator muted" id="paginator">${count} ${plural}</p>
+${unsafeRaw(controls)}`;
+    return this.page(req, title, body, await takeFlash(req), this.trail(req).slice(0, 2).map((b, i) => (i === 1 ? { ...b, url: base } : b)));
+  }
+
+  private sortableFields(): string[] {
+    const admin = this.modelAdmin;
+    if (admin.options.sortableBy) return [...admin.options.sortableBy];
+    return (admin.options.listDisplay ?? []).filter((e): e is string => typeof e === 'string');
+  }
+
+  private columnLabel(entry: ListDisplayEntry<Row>): string {
+    if (typeof entry === 'string') return this.modelAdmin.label(entry);
+    if (typeof entry === 'function') return capfirst((entry.name || 'value').replaceAll('_', ' '));
+    return entry.label;
+  }
+
+  private cell(entry: ListDisplayEntry<Row>, row: Row, related: Map<string, Map<string, string>>): string {
+    if (typeof entry === 'function') return String(entry(row));
+    if (typeof entry === 'object') return String(entry.value(row));
+    const f = this.modelAdmin.model.fields[entry]!;
+    return displayValue(f, row[f.columnName(entry)], related.get(entry));
+  }
+
+  /** The `listFilter` lookups of each field, as Django's list filters name them. */
+  private lookups(name: string, f: ModelField): string[] {
+    const out = f.isRelation ? [`${name}__${(f as RelationField).targetModel()?.primaryKey ?? 'id'}__exact`] : f.kind === 'date' || f.kind === 'datetime' ? [`${name}__year`, `${name}__month`] : [`${name}__exact`];
+    if (f.null) out.push(`${name}__isnull`);
+    return out;
+  }
+
+  private filterConditions(params: Record<string, string>, postgres: boolean): Expression<SqlBool>[] {
+    const admin = this.modelAdmin;
+    const model = admin.model;
+    const allowed = new Map<string, string>();
+    for (const name of admin.options.listFilter ?? []) for (const l of this.lookups(name, model.fields[name]!)) allowed.set(l, name);
+    const out: Expression<SqlBool>[] = [];
+    const bad = (k: string): never => {
+      throw new IncorrectLookupParameters(`Incorrect lookup parameters: the ${model.verboseNamePlural} cannot be filtered by “${k}”.`);
+    };
+    for (const [k, v] of Object.entries(params)) {
+      const name = allowed.get(k);
+      if (!name) bad(k);
+      const f = model.fields[name!]!;
+      const column = sql.ref(f.columnName(name!));
+      if (k.endsWith('__isnull')) {
+        if (!['True', 'False', '1', '0', 'true', 'false'].includes(v)) bad(`${k}=${v}`);
+        out.push(['True', '1', 'true'].includes(v) ? sql<SqlBool>`${column} is null` : sql<SqlBool>`${column} is not null`);
+      } else if (k.endsWith('__year')) {
+        if (!/^\d{1,4}$/.test(v) || Number(v) < 1) bad(`${k}=${v}`);
+        const year = Number(v);
+        const monthText = params[`${name}__month`];
+        let start = `${String(year).padStart(4, '0')}-01-01`;
+        let end = `${String(year + 1).padStart(4, '0')}-01-01`;
+        if (monthText !== undefined) {
+          if (!/^\d{1,2}$/.test(monthText) || Number(monthText) < 1 || Number(monthText) > 12) bad(`${name}__month=${monthText}`);
+          const m = Number(monthText);
+          start = `${String(year).padStart(4, '0')}-${String(m).padStart(2, '0')}-01`;
+          end = m === 12 ? end : `${String(year).padStart(4, '0')}-${String(m + 1).padStart(2, '0')}-01`;
+        }
+        const bound = (d: string) => (postgres && f.kind === 'datetime' ? new Date(`${d}T00:00:00Z`) : d);
+        out.push(sql<SqlBool>`${column} >= ${bound(start)}`, sql<SqlBool>`${column} < ${bound(end)}`);
+      } else if (k.endsWith('__month')) {
+        if (params[`${name}__year`] === undefined) bad(k);
+      } else if (f.kind === 'boolean') {
+        if (!['1', '0', 'True', 'False', 'true', 'false'].includes(v)) bad(`${k}=${v}`);
+        const yes = ['1', 'True', 'true'].includes(v);
+        out.push(sql<SqlBool>`${column} = ${postgres ? yes : yes ? 1 : 0}`);
+      } else if (f.isRelation) {
+        if (!/^-?\d{1,15}$/.test(v)) bad(`${k}=${v}`);
+        out.push(sql<SqlBool>`${column} = ${Number(v)}`);
+      } else {
+        const choice = f.options.choices?.find(([c]) => String(c) === v);
+        if (!choice) bad(`${k}=${v}`);
+        out.push(sql<SqlBool>`${column} = ${choice![0]}`);
+      }
+    }
+    return out;
+  }
+
+  /** Every word of `q` in any search field (Django's `get_search_results`). */
+  private searchConditions(q: string, postgres: boolean): Expression<SqlBool>[] {
+    const admin = this.modelAdmin;
+    const words = q.split(/\s+/).filter(Boolean);
+    return words.map((word) => {
+      const any = (admin.options.searchFields ?? []).map((spec) => this.searchCondition(admin.model, spec, word, postgres));
+      return any.length ? sql<SqlBool>`(${sql.join(any, sql` or `)})` : sql<SqlBool>`1 = 1`;
+    });
+  }
+
+  private searchCondition(model: AnyModel, spec: string, word: string, postgres: boolean): Expression<SqlBool> {
+    const prefix = /^[\^=@]/.test(spec) ? spec[0] : '';
+    const path = spec.slice(prefix.length).split('__');
+    const head = path[0]!;
+    const f = model.fields[head]!;
+    if (path.length > 1 && f instanceof RelationField) {
+      const target = f.targetModel() as AnyModel | null;
+      const table = f.targetTable(model.tableName);
+      const key = target?.primaryKey ?? 'id';
+      const inner = target
+        ? this.searchCondition(target, `${prefix}${path.slice(1).join('__')}`, word, postgres)
+        : ilike(path.slice(1).join('__'), `%${escapeLike(word)}%`, postgres);
+      return sql<SqlBool>`${sql.ref(f.columnName(head))} in (select ${sql.ref(key)} from ${sql.table(table)} where ${inner})`;
+    }
+    const column = f.columnName(head);
+    if (prefix === '^') return ilike(column, `${escapeLike(word)}%`, postgres);
+    if (prefix === '=') return iequals(column, word, postgres);
+    return ilike(column, `%${escapeLike(word)}%`, postgres);
+  }
+
+  /** The sidebar: for each `listFilter` field, "All" and each value, the current one marked. */
+  private async filterSidebar(req: ApiRequest, params: Record<string, string>, listUrl: (changes: Record<string, string | null>) => string): Promise<SafeHtml> {
+    const admin = this.modelAdmin;
+    const model = admin.model;
+    const names = admin.options.listFilter ?? [];
+    if (names.length === 0) return html``;
+    const db = this.db(req);
+    const postgres = dialectOf(db) === 'postgres';
+    const sections: SafeHtml[] = [];
+    for (const name of names) {
+      const f = model.fields[name]!;
+      const lookups = this.lookups(name, f);
+      const clear = Object.fromEntries(lookups.map((l) => [l, null]));
+      const options: FilterOption[] = [{ label: f.kind === 'date' || f.kind === 'datetime' ? 'Any date' : 'All', params: {} }];
+      const column = f.columnName(name);
+      if (f.kind === 'boolean') {
+        options.push({ label: 'Yes', params: { [`${name}__exact`]: '1' } }, { label: 'No', params: { [`${name}__exact`]: '0' } });
+      } else if (f.options.choices?.length) {
+        for (const [v, label] of f.options.choices) options.push({ label, params: { [`${name}__exact`]: String(v) } });
+      } else if (f instanceof RelationField) {
+        const key = `${name}__${f.targetModel()?.primaryKey ?? 'id'}__exact`;
+        for (const [pk, label] of await this.reprsOf(req, f, [], 100)) options.push({ label, params: { [key]: pk } });
+      } else {
+        const year = params[`${name}__year`];
+        const part = (what: 'year' | 'month') =>
+          postgres ? sql<string>`cast(extract(${sql.raw(what)} from ${sql.ref(column)}) as integer)` : what === 'year' ? sql<string>`cast(substr(${sql.ref(column)}, 1, 4) as integer)` : sql<string>`cast(substr(${sql.ref(column)}, 6, 2) as integer)`;
+        if (year === undefined || !/^\d{1,4}$/.test(year)) {
+          const years = await db.selectFrom(model.tableName).select(part('year').as('v')).distinct().where(sql.ref(column), 'is not', null).orderBy('v').limit(100).execute();
+          for (const y of years) options.push({ label: String(y['v']), params: { [`${name}__year`]: String(y['v']) } });
+        } else {
+          // A year chosen: that year, and its months (Django's date hierarchy).
+          options.push({ label: year, params: { [`${name}__year`]: year } });
+          const y = Number(year);
+          const months = await db
+            .selectFrom(model.tableName)
+            .select(part('month').as('v'))
+            .distinct()
+            .where(sql.ref(column), '>=', postgres && f.kind === 'datetime' ? new Date(`${String(y).padStart(4, '0')}-01-01T00:00:00Z`) : `${String(y).padStart(4, '0')}-01-01`)
+            .where(sql.ref(column), '<', postgres && f.kind === 'datetime' ? new Date(`${String(y + 1).padStart(4, '0')}-01-01T00:00:00Z`) : `${String(y + 1).padStart(4, '0')}-01-01`)
+            .orderBy('v')
+            .execute();
+          for (const m of months) {
+            const month = Number(m['v']);
+            const label = `${new Date(Date.UTC(2000, month - 1, 1)).toLocaleString('en', { month: 'long', timeZone: 'UTC' })} ${year}`;
+            options.push({ label, params: { [`${name}__year`]: year, [`${name}__month`]: String(month) } });
+          }
+        }
+      }
+      if (f.null) options.push({ label: EMPTY, params: { [`${name}__isnull`]: 'True' } });
+      const current = (o: FilterOption) => lookups.every((l) => (o.params[l] ?? undefined) === params[l]);
+      sections.push(html`<h3>By ${admin.verboseFieldName(name)}</h3>
+<ul>${options.map((o) => {
+        const href = listUrl({ ...clear, ...o.params, p: null });
+        return current(o) ? html`<li class="selected"><a href="${href}" aria-current="true">${o.label}</a></li>` : html`<li><a href="${href}">${o.label}</a></li>`;
+      })}</ul>`);
+    }
+    return html`<nav class="filters" id="changelist-filter" aria-label="Filter"><h2>Filter</h2>
+${sections}
+</nav>`;
+  }
+}
+
+/** The change form's buttons, as Django names them. */
+type SaveButton = '_save' | '_addanother' | '_continue';
+
+/**
+ * `GET/POST <app>/<model>/add/` and `<app>/<model>/<pk>/change/`: the form
+ * built from the model's fields (a widget per kind), errors inline with the
+ * model serializer's messages, and Django's three buttons. The write and its
+ * history row are one transaction.
+ */
+export class AdminChangeFormView extends AdminModelView {
+  static override viewName = 'Change form';
+  /** `add` or `change`; set by `adminRoutes`. */
+  mode: 'add' | 'change' = 'change';
+
+  async get(req: ApiRequest): Promise<AdminPage | Response> {
+    const denied = this.mode === 'add' ? this.allow(req, 'add') : this.allow(req, 'view', 'change');
+    if (denied) return denied;
+    const instance = this.mode === 'add' ? null : await this.object(req);
+    return this.formPage(req, instance, null, {}, await takeFlash(req));
+  }
+
+  async post(req: ApiRequest): Promise<AdminPage | Response> {
+    const denied = this.allow(req, this.mode === 'add' ? 'add' : 'change');
+    if (denied) return denied;
+    const admin = this.modelAdmin;
+    const model = admin.model;
+    const instance = this.mode === 'add' ? null : await this.object(req);
+    const form = this.form(req);
+    let saved: Row;
+    try {
+      saved = await this.db(req)
+        .transaction()
+        .execute(async (trx) => {
+          const result = await saveAdminForm(trx, admin, instance, form, req);
+          if (!result.ok) throw new FormRejected(result.errors);
+          const row = result.saved.row;
+          await logAction(trx, {
+            userId: Number(req.user.pk),
+            contentType: model.tableName,
+            objectId: String(row[model.primaryKey]),
+            objectRepr: admin.repr(row),
+            actionFlag: instance ? CHANGE : ADDITION,
+            changeMessage: changeMessageJson(instance ? CHANGE : ADDITION, result.saved.changed),
+          });
+          return row;
+        });
+    } catch (err) {
+      if (err instanceof FormRejected) return this.formPage(req, instance, form, err.errors, []);
+      throw err;
+    }
+    const pk = saved[model.primaryKey];
+    const name = admin.repr(saved);
+    const button: SaveButton = '_continue' in form ? '_continue' : '_addanother' in form ? '_addanother' : '_save';
+    const did = instance ? 'changed' : 'added';
+    const link = this.modelUrl(req, admin, 'change', pk);
+    if (button === '_continue') {
+      await flash(req, { level: 'success', text: `The ${model.verboseName} “${name}” was ${did} successfully. You may edit it again below.` });
+      return redirect(link);
+    }
+    if (button === '_addanother') {
+      await flash(req, { level: 'success', text: `The ${model.verboseName} “${name}” was ${did} successfully. You may add another ${model.verboseName} below.` });
+      return redirect(this.modelUrl(req, admin, 'add'));
+    }
+    await flash(req, { level: 'success', text: `The ${model.verboseName} “${name}” was ${did} successfully.` });
+    return redirect(this.modelUrl(req, admin, 'changelist'));
+  }
+
+  private async formPage(req: ApiRequest, instance: Row | null, posted: Record<string, string> | null, errors: FormErrors, messages: AdminMessage[]): Promise<AdminPage> {
+    const admin = this.modelAdmin;
+    const model = admin.model;
+    const canChange = instance === null || admin.hasPermission(req.user as User, 'change');
+    const title = instance ? `${canChange ? 'Change' : 'View'} ${model.verboseName}` : `Add ${model.verboseName}`;
+    const count = Object.values(errors).reduce((n, e) => n + e.length, 0);
+    const all = [...messages];
+    if (count > 0) all.push({ level: 'error', text: count === 1 ? 'Please correct the error below.' : 'Please correct the errors below.' });
+    for (const m of errors['__all__'] ?? []) all.push({ level: 'error', text: m });
+    const rows: SafeHtml[] = [];
+    for (const name of admin.formFields()) {
+      const f = model.fields[name]!;
+      const label = admin.label(name);
+      const id = `id_${name}`;
+      const errs = errors[name] ?? [];
+      const errorId = errs.length ? `${id}_errors` : null;
+      const helpId = f.options.helpText ? `${id}_help` : null;
+      const describedBy = [errorId, helpId].filter(Boolean).join(' ') || null;
+      const stored = instance ? instance[f.columnName(name)] : typeof f.options.default === 'function' ? (f.options.default as () => unknown)() : f.options.default;
+      const text = posted ? (posted[name] ?? (f.kind === 'boolean' && !f.null ? 'false' : '')) : inputText(f, stored);
+      let widget: SafeHtml;
+      if (admin.isReadonly(name) || !canChange) {
+        const related = f instanceof RelationField && stored !== null && stored !== undefined ? await this.reprsOf(req, f, [stored]) : undefined;
+        rows.push(html`<div class="field readonly" id="${`field-${name}`}"><span class="label">${label}</span> <div class="readonly-value">${displayValue(f, stored, related)}</div></div>\n`);
+        continue;
+      }
+      const attrs = html` name="${name}" id="${id}"${describedBy ? html` aria-describedby="${describedBy}"` : ''}${errs.length ? html` aria-invalid="true"` : ''}`;
+      if (f.kind === 'boolean' && !f.null) {
+        const checked = posted ? text === 'on' || text === 'true' : text === 'true';
+        rows.push(html`<div class="field check${errs.length ? ' has-error' : ''}" id="${`field-${name}`}"><input type="checkbox"${attrs}${checked ? html` checked` : ''}><label for="${id}">${label}</label>${this.help(f, helpId)}${this.errorList(errs, errorId)}</div>\n`);
+        continue;
+      }
+      const choices: Array<readonly [string, string]> | null =
+        f.kind === 'boolean'
+          ? [['true', 'Yes'], ['false', 'No']]
+          : f.options.choices?.length
+            ? f.options.choices.map(([v, l]) => [String(v), l] as const)
+            : f instanceof RelationField
+              ? [...(await this.reprsOf(req, f, [], 1000)).entries()]
+              : null;
+      if (choices) {
+        const required = !f.null && !(f.options.blank === true);
+        widget = html`<select${attrs}${required ? html` required` : ''}>${!required || text === '' || f.kind === 'boolean' || f.isRelation ? html`<option value=""${text === '' ? html` selected` : ''}>---------</option>` : ''}${choices.map(
+          ([v, l]) => html`<option value="${v}"${v === text ? html` selected` : ''}>${l}</option>`,
+        )}</select>`;
+      } else if (f.kind === 'text' || f.kind === 'json') {
+        widget = html`<textarea${attrs} rows="6">${text}</textarea>`;
+      } else {
+        const type: Record<string, string> = { integer: 'number', bigInteger: 'number', float: 'number', decimal: 'number', date: 'date', datetime: 'datetime-local', time: 'time', email: 'email', url: 'url' };
+        const max = f.options['maxLength'];
+        const step = f.kind === 'float' ? 'any' : f.kind === 'decimal' ? (Number(f.options['decimalPlaces']) > 0 ? `0.${'0'.repeat(Number(f.options['decimalPlaces']) - 1)}1` : '1') : f.kind === 'datetime' || f.kind === 'time' ? '1' : null;
+        const required = !f.null && !(f.options.blank === true);
+        widget = html`<input type="${type[f.kind] ?? 'text'}"${attrs} value="${text}"${typeof max === 'number' ? html` maxlength="${max}"` : ''}${step ? html` step="${step}"` : ''}${required ? html` required` : ''}>`;
+      }
+      rows.push(html`<div class="field${errs.length ? ' has-error' : ''}" id="${`field-${name}`}"><label for="${id}">${label}</label>${widget}${this.help(f, helpId)}${this.errorList(errs, errorId)}</div>\n`);
+    }
+    const action = instance ? this.modelUrl(req, admin, 'change', instance[model.primaryKey]) : this.modelUrl(req, admin, 'add');
+    const pk = instance?.[model.primaryKey];
+    const tools = instance
+      ? html`<p class="object-tools"><a class="btn" href="${this.modelUrl(req, admin, 'history', pk)}">History</a></p>`
+      : '';
+    const canDelete = instance !== null && admin.hasPermission(req.user as User, 'delete');
+    const body = html`<h1>${title}</h1>
+${instance ? html`<h2 class="muted">${admin.repr(instance)}</h2>` : ''}
+${tools}
+<form method="post" action="${action}" id="${model.modelName}_form" class="panel" novalidate>
+${this.csrfField(req)}
+${rows}
+${canChange
+  ? html`<div class="form-actions submit-row">
+<button type="submit" name="_save" class="btn btn-primary">Save</button>
+<button type="submit" name="_addanother" class="btn">Save and add another</button>
+<button type="submit" name="_continue" class="btn">Save and continue editing</button>
+${canDelete ? html`<a class="btn btn-danger" href="${this.modelUrl(req, admin, 'delete', pk)}">Delete</a>` : ''}
+</div>`
+  : ''}
+</form>`;
+    const trail = this.trail(req, { name: instance ? admin.repr(instance) : title, url: action });
+    return this.page(req, title, body, all, trail);
+  }
+
+  private help(f: ModelField, id: string | null): SafeHtml | '' {
+    return id ? html`<p class="help" id="${id}">${f.options.helpText}</p>` : '';
+  }
+
+  private errorList(errors: readonly string[], id: string | null): SafeHtml | '' {
+    return errors.length ? html`<ul class="field-errors errorlist" id="${id}">${errors.map((e) => html`<li>${e}</li>`)}</ul>` : '';
+  }
+}
+
+/**
+ * `GET/POST <app>/<model>/<pk>/delete/`: Django's "Are you sure?" with the
+ * rows the cascade removes (reverse foreign keys of the site's models),
+ * or "Cannot delete" with the rows that protect it.
+ */
+export class AdminDeleteView extends AdminModelView {
+  static override viewName = 'Delete';
+
+  async get(req: ApiRequest): Promise<AdminPage | Response> {
+    const denied = this.allow(req, 'delete');
+    if (denied) return denied;
+    const row = await this.object(req);
+    return this.confirmPage(req, row, 200);
+  }
+
+  async post(req: ApiRequest): Promise<AdminPage | Response> {
+    const denied = this.allow(req, 'delete');
+    if (denied) return denied;
+    const admin = this.modelAdmin;
+    const model = admin.model;
+    const row = await this.object(req);
+    const { protectedRows } = await this.collect(req, row);
+    if (protectedRows.length) return this.confirmPage(req, row, 409);
+    const name = admin.repr(row);
+    try {
+      await this.db(req)
+        .transaction()
+        .execute(async (trx) => {
+          await logAction(trx, {
+            userId: Number(req.user.pk),
+            contentType: model.tableName,
+            objectId: String(row[model.primaryKey]),
+            objectRepr: name,
+            actionFlag: DELETION,
+            changeMessage: '',
+          });
+          await trx.deleteFrom(model.tableName).where(sql.ref(model.primaryKey), '=', row[model.primaryKey]).execute();
+        });
+    } catch (err) {
+      const v = constraintViolation(err);
+      if (v?.kind !== 'foreign_key') throw err;
+      // A table the site does not know protects the row: nothing was deleted.
+      return this.confirmPage(req, row, 409, `Rows of ${v.referencingTable ?? 'another table'} still refer to it.`);
+    }
+    await flash(req, { level: 'success', text: `The ${model.verboseName} “${name}” was deleted successfully.` });
+    return redirect(this.modelUrl(req, admin, 'changelist'));
+  }
+
+  private node(req: ApiRequest, model: AnyModel, row: Row, children: DeletedNode[] = []): DeletedNode {
+    const admin = this.modelAdmin.site.adminFor(model.tableName);
+    const name = admin ? admin.repr(row) : `${model.objectName} object (${String(row[model.primaryKey])})`;
+    const url = admin && admin.hasPermission(req.user as User, 'change') ? this.modelUrl(req, admin, 'change', row[model.primaryKey]) : null;
+    return { label: `${capfirst(model.verboseName)}: ${name}`, url, children };
+  }
+
+  /** What deleting `row` removes (a tree), and the rows that protect it (Django's `get_deleted_objects`). */
+  private async collect(req: ApiRequest, row: Row): Promise<{ tree: DeletedNode; protectedRows: DeletedNode[]; counts: Map<string, number> }> {
+    const db = this.db(req);
+    const models = this.modelAdmin.site.models;
+    const protectedRows: DeletedNode[] = [];
+    const counts = new Map<string, number>();
+    const seen = new Set<string>();
+    const visit = async (model: AnyModel, r: Row, depth: number): Promise<DeletedNode> => {
+      seen.add(`${model.tableName}:${String(r[model.primaryKey])}`);
+      counts.set(capfirst(model.verboseNamePlural), (counts.get(capfirst(model.verboseNamePlural)) ?? 0) + 1);
+      const children: DeletedNode[] = [];
+      if (depth < 10) {
+        for (const other of models) {
+          for (const [fname, f] of Object.entries(other.fields)) {
+            if (!(f instanceof RelationField) || f.targetTable(other.tableName) !== model.tableName) continue;
+            const key = f.targetModel()?.primaryKey ?? model.primaryKey;
+            const refs = (await db.selectFrom(other.tableName).selectAll().where(sql.ref(f.columnName(fname)), '=', r[key]).orderBy(sql.ref(other.primaryKey)).limit(1000).execute()) as Row[];
+            for (const ref of refs) {
+              if (seen.has(`${other.tableName}:${String(ref[other.primaryKey])}`)) continue;
+              if (f.onDelete === 'cascade') children.push(await visit(other, ref, depth + 1));
+              else if (f.onDelete === 'protect' || f.onDelete === 'restrict') protectedRows.push(this.node(req, other, ref));
+            }
+          }
+        }
+      }
+      return this.node(req, model, r, children);
+    };
+    const tree = await visit(this.modelAdmin.model, row, 0);
+    return { tree, protectedRows, counts };
+  }
+
+  private async confirmPage(req: ApiRequest, row: Row, status: number, reason?: string): Promise<AdminPage | Response> {
+    const admin = this.modelAdmin;
+    const model = admin.model;
+    const name = admin.repr(row);
+    const { tree, protectedRows, counts } = await this.collect(req, row);
+    const list = (nodes: readonly DeletedNode[]): SafeHtml =>
+      html`<ul>${nodes.map((n) => html`<li>${n.url ? html`<a href="${n.url}">${n.label}</a>` : n.label}${n.children.length ? list(n.children) : ''}</li>`)}</ul>`;
+    const refused = protectedRows.length > 0 || reason !== undefined;
+    const pk = row[model.primaryKey];
+    const title = refused ? `Cannot delete ${model.verboseName}` : 'Are you sure?';
+    const body = refused
+      ? html`<div class="panel confirm" id="delete-confirmation">
+<h1>${title}</h1>
+${protectedRows.length
+  ? html`<p>Deleting the ${model.verboseName} “${name}” would require deleting the following protected related objects:</p>
+<div id="protected-objects">${list(protectedRows)}</div>`
+  : html`<p>Deleting the ${model.verboseName} “${name}” is refused by the database. ${reason ?? ''}</p>`}
+<p><a class="btn" href="${this.modelUrl(req, admin, 'change', pk)}">Back</a></p>
+</div>`
+      : html`<div class="panel confirm" id="delete-confirmation">
+<h1>${title}</h1>
+<p>Are you sure you want to delete the ${model.verboseName} “${name}”? All of the following related items will be deleted:</p>
+<h2>Summary</h2>
+<ul id="deleted-summary">${[...counts.entries()].map(([label, n]) => html`<li>${label}: ${n}</li>`)}</ul>
+<h2>Objects</h2>
+<div id="deleted-objects">${list([tree])}</div>
+<form method="post" action="${this.modelUrl(req, admin, 'delete', pk)}">
+${this.csrfField(req)}
+<div class="form-actions"><button type="submit" class="btn btn-danger">Yes, I’m sure</button>
+<a class="btn" href="${this.modelUrl(req, admin, 'change', pk)}">No, take me back</a></div>
+</form>
+</div>`;
+    const page = this.page(req, title, body, [], this.trail(req, { name, url: this.modelUrl(req, admin, 'change', pk) }, { name: 'Delete', url: this.modelUrl(req, admin, 'delete', pk) }));
+    return status === 200 ? page : new Response(page, { status });
+  }
+}
+
+/** `GET <app>/<model>/<pk>/history/`: the object's `trestle_admin_log` rows, oldest first, as Django's history page. */
+export class AdminHistoryView extends AdminModelView {
+  static override viewName = 'History';
+
+  async get(req: ApiRequest): Promise<AdminPage | Response> {
+    const denied = this.allow(req, 'view', 'change');
+    if (denied) return denied;
+    const admin = this.modelAdmin;
+    const model = admin.model;
+    const row = await this.object(req);
+    const pk = row[model.primaryKey];
+    const entries = await readLog(this.db(req), { contentType: model.tableName, objectId: String(pk) });
+    const name = admin.repr(row);
+    const title = `Change history: ${name}`;
+    const body = html`<h1>${title}</h1>
+${entries.length
+  ? html`<table class="list" id="change-history">
+<caption class="visually-hidden">Change history</caption>
+<thead><tr><th scope="col">Date/time</th><th scope="col">User</th><th scope="col">Action</th></tr></thead>
+<tbody>
+${entries.map((e) => html`<tr><th scope="row" data-label="Date/time">${e.actionTime.toISOString().replace('T', ' ').slice(0, 19)}</th><td data-label="User">${e.username}</td><td data-label="Action">${describeChange(e)}</td></tr>\n`)}
+</tbody>
+</table>`
+  : html`<p id="change-history">This object doesn’t have a change history. It probably wasn’t added via this admin site.</p>`}`;
+    return this.page(req, title, body, [], this.trail(req, { name, url: this.modelUrl(req, admin, 'change', pk) }, { name: 'History', url: this.modelUrl(req, admin, 'history', pk) }));
+  }
+}
+
+/** The index's sections: each app's models the user may see, and the user's recent actions. */
+export async function modelIndexSections(req: ApiRequest, site: AdminSite, urlOf: (name: string, params?: Record<string, string>) => string): Promise<SafeHtml> {
+  const user = req.user as User;
+  const byApp = new Map<string, ModelAdmin[]>();
+  for (const admin of site.registry) {
+    if (!(['view', 'add', 'change', 'delete'] as const).some((a) => admin.hasPermission(user, a))) continue;
+    byApp.set(admin.appLabel, [...(byApp.get(admin.appLabel) ?? []), admin]);
+  }
+  const apps = [...byApp.entries()].sort(([a], [b]) => a.localeCompare(b));
+  const sections = apps.map(
+    ([app, admins]) => html`<table class="list app-${app}" id="app-${app}">
+<caption>${capfirst(app)}</caption>
+<thead><tr><th scope="col">Model</th><th scope="col">Actions</th></tr></thead>
+<tbody>
+${[...admins]
+  .sort((a, b) => a.model.verboseNamePlural.localeCompare(b.model.verboseNamePlural))
+  .map((a) => {
+    const list = urlOf(a.routeName('changelist'));
+    const canSee = a.hasPermission(user, 'view') || a.hasPermission(user, 'change');
+    return html`<tr class="model-${a.modelName}"><th scope="row" data-label="Model">${canSee ? html`<a href="${list}">${capfirst(a.model.verboseNamePlural)}</a>` : capfirst(a.model.verboseNamePlural)}</th><td data-label="Actions">${
+      a.hasPermission(user, 'add') ? html`<a href="${urlOf(a.routeName('add'))}" class="addlink">Add</a> ` : ''
+    }${canSee ? html`<a href="${list}" class="changelink">${a.hasPermission(user, 'change') ? 'Change' : 'View'}</a>` : ''}</td></tr>\n`;
+  })}
+</tbody>
+</table>`,
+  );
+  const entries = await readLog(req.app.services.get('db') as AnyDb, { userId: Number(user.pk) }, 10);
+  const recent = html`<section class="panel" id="recent-actions" aria-labelledby="recent-actions-heading">
+<h2 id="recent-actions-heading">Recent actions</h2>
+<h3>My actions</h3>
+${entries.length
+  ? html`<ul class="actionlist">${entries.map((e) => {
+      const admin = e.contentType ? site.adminFor(e.contentType) : undefined;
+      const kind = e.actionFlag === ADDITION ? 'addlink' : e.actionFlag === CHANGE ? 'changelink' : 'deletelink';
+      const label = admin ? capfirst(admin.model.verboseName) : (e.contentType ?? '');
+      const link = admin && e.actionFlag !== DELETION && e.objectId !== null ? urlOf(admin.routeName('change'), { pk: e.objectId }) : null;
+      return html`<li class="${kind}">${link ? html`<a href="${link}">${e.objectRepr}</a>` : e.objectRepr} <span class="muted">${label} — ${describeChange(e)}</span></li>`;
+    })}</ul>`
+  : html`<p>None available</p>`}
+</section>`;
+  return html`${sections}\n${recent}`;
+}

@@ -1,0 +1,432 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../../src/db/database.js';
+import { migrate } from '../../src/db/migrate.js';
+import { createModel, field, migration, model } from '../../src/models/index.js';
+import { AdminSite, adminRoutes, createApp, type TrestleApp } from '../../src/index.js';
+import { testDatabases } from '../helpers/databases.js';
+import { CookieJar, inputValue } from '../browsable/cookies.js';
+
+const Author = model('shop_author', {
+  name: field.char({ maxLength: 100 }),
+  email: field.email({ unique: true, null: true }),
+});
+const Book = model('shop_book', {
+  title: field.char({ maxLength: 200 }),
+  author: field.foreignKey(() => Author, { onDelete: 'cascade', relatedName: 'books' }),
+  kind: field.char({ maxLength: 1, choices: [['n', 'Novel'], ['p', 'Poetry']], default: 'n' }),
+  year: field.integer({ null: true }),
+  published: field.date({ null: true }),
+  inPrint: field.boolean({ default: true, verboseName: 'in print' }),
+  price: field.decimal({ maxDigits: 6, decimalPlaces: 2, null: true }),
+  isbn: field.char({ maxLength: 13, unique: true, null: true }),
+  notes: field.text({ blank: true, default: '' }),
+  created: field.datetime({ autoNowAdd: true }),
+});
+const Review = model('shop_review', {
+  book: field.foreignKey(() => Book, { onDelete: 'cascade', relatedName: 'reviews' }),
+  stars: field.integer(),
+});
+/** Not registered, only declared: a loan protects its book. */
+const Loan = model('shop_loan', {
+  book: field.foreignKey(() => Book, { onDelete: 'protect' }),
+  borrower: field.char({ maxLength: 50 }),
+});
+
+const initial = migration({
+  operations: [Author, Book, Review, Loan].map((m) => createModel(m.tableName, { ...m.fields }, m.meta)),
+});
+
+const PASSWORD = 'correct horse battery staple';
+const FORM = 'application/x-www-form-urlencoded';
+type Db = Kysely<Record<string, Record<string, unknown>>>;
+
+function site(): AdminSite {
+  return new AdminSite()
+    .register(Author, { listDisplay: ['name', 'email'], searchFields: ['name'], str: (a) => a.name })
+    .register(Book, {
+      listDisplay: ['title', 'author', 'kind', 'year', 'inPrint', { label: 'Shout', value: (b) => b.title.toUpperCase() }],
+      listFilter: ['kind', 'author', 'published', 'inPrint'],
+      searchFields: ['title', 'author__name', '=isbn'],
+      ordering: ['title'],
+      listPerPage: 10,
+      readonlyFields: ['isbn'],
+      str: (b) => b.title,
+      hasPermission: (user, action) => user.isSuperuser || (user.username === 'viewer' && action === 'view'),
+    })
+    .register(Review, { listDisplay: ['book', 'stars'], str: (r) => `${r.stars} stars` })
+    .declareModels(Loan);
+}
+
+describe.each(testDatabases())('admin of models on $name', ({ open }) => {
+  let database: Database;
+  let app: TrestleApp;
+  let db: Db;
+  let root: CookieJar;
+  let rootId: number;
+
+  async function login(username: string): Promise<CookieJar> {
+    const jar = new CookieJar();
+    const page = await app.inject({ url: '/admin/login/', headers: { accept: 'text/html' } });
+    jar.store(page.headers['set-cookie']);
+    const res = await app.inject({
+      method: 'POST',
+      url: '/admin/login/',
+      headers: { accept: 'text/html', 'content-type': FORM, cookie: jar.header() },
+      payload: new URLSearchParams({ csrfmiddlewaretoken: inputValue(page.body, 'csrfmiddlewaretoken'), username, password: PASSWORD }).toString(),
+    });
+    expect(res.statusCode).toBe(302);
+    jar.store(res.headers['set-cookie']);
+    return jar;
+  }
+
+  const get = async (jar: CookieJar, url: string) => {
+    const res = await app.inject({ url, headers: { accept: 'text/html', cookie: jar.header() } });
+    jar.store(res.headers['set-cookie']);
+    return res;
+  };
+
+  /** Posts `fields` with the CSRF token of the page at `formUrl` (unless `csrf` is false). */
+  async function post(jar: CookieJar, url: string, fields: Record<string, string>, csrf = true) {
+    const page = await get(jar, '/admin/');
+    const token = inputValue(page.body, 'csrfmiddlewaretoken');
+    const res = await app.inject({
+      method: 'POST',
+      url,
+      headers: { accept: 'text/html', 'content-type': FORM, cookie: jar.header() },
+      payload: new URLSearchParams(csrf ? { csrfmiddlewaretoken: token, ...fields } : fields).toString(),
+    });
+    jar.store(res.headers['set-cookie']);
+    return res;
+  }
+
+  /** The primary keys of the change list's rows, in order. */
+  const pks = (body: string) => [...body.matchAll(/<tr data-pk="([^"]+)">/g)].map((m) => Number(m[1]));
+  const titles = (body: string) => [...body.matchAll(/<tr data-pk="[^"]+"><th scope="row" data-label="Title"><a href="[^"]+">([^<]*)<\/a>/g)].map((m) => m[1]);
+  const bool = (v: boolean) => (database.dialect === 'postgres' ? v : v ? 1 : 0);
+  const logRows = () => db.selectFrom('trestle_admin_log').selectAll().orderBy('id').execute();
+
+  beforeAll(async () => {
+    database = await open();
+    db = database.db as unknown as Db;
+    await migrate(database, { '0001_initial': initial });
+    app = await createApp({
+      settings: { SECRET_KEY: 'test-secret-key-for-model-admin-tests-0123456789' },
+      routes: [adminRoutes({ site: site() })],
+      database,
+      logger: false,
+    });
+    const users = app.trestle.services.get('users');
+    rootId = Number((await users.createUser({ username: 'root', password: PASSWORD, isStaff: true, isSuperuser: true })).pk);
+    await users.createUser({ username: 'clerk', password: PASSWORD, isStaff: true });
+    await users.createUser({ username: 'viewer', password: PASSWORD, isStaff: true });
+    const authors = [];
+    for (const name of ['Ursula Le Guin', 'Frank Herbert', 'Mary Oliver']) {
+      authors.push((await db.insertInto('shop_author').values({ name }).returningAll().executeTakeFirstOrThrow()) as { id: number });
+    }
+    for (let i = 0; i < 25; i++) {
+      await db
+        .insertInto('shop_book')
+        .values(
+          Book.insertValues({
+            title: `Book ${String(i).padStart(2, '0')}`,
+            author_id: authors[i % 3]!.id,
+            kind: i % 5 === 0 ? 'p' : 'n',
+            year: 1960 + i,
+            published: `${1960 + i}-0${(i % 9) + 1}-15`,
+            inPrint: bool(i % 2 === 0) as boolean,
+          }) as never,
+        )
+        .execute();
+    }
+    await db.insertInto('shop_book').values(Book.insertValues({ title: 'Dune', author_id: authors[1]!.id, year: 1965, published: '1965-08-01', isbn: '9780441013593' }) as never).execute();
+    root = await login('root');
+  });
+  afterAll(async () => {
+    await app?.close();
+    await database?.close();
+  });
+
+  it('the index lists each app with its models the user may see; users and tokens keep their place', async () => {
+    const res = await get(root, '/admin/');
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(res.body).toContain('<h1>Site administration</h1>');
+    expect(res.body.indexOf('>Users</a>')).toBeLessThan(res.body.indexOf('id="app-shop"'));
+    expect(res.body).toContain('<caption>Shop</caption>');
+    expect(res.body).toContain('<tr class="model-book"><th scope="row" data-label="Model"><a href="/admin/shop/book/">Books</a></th><td data-label="Actions"><a href="/admin/shop/book/add/" class="addlink">Add</a> <a href="/admin/shop/book/" class="changelink">Change</a></td></tr>');
+    expect(res.body).toContain('href="/admin/shop/author/">Authors</a>');
+    expect(res.body).toContain('href="/admin/shop/review/">Reviews</a>');
+    expect(res.body).not.toContain('shop/loan');
+    expect(res.body).toContain('<h2 id="recent-actions-heading">Recent actions</h2>');
+
+    // A staff user without permissions sees no model and is refused on its pages.
+    const clerk = await login('clerk');
+    const index = await get(clerk, '/admin/');
+    expect(index.statusCode).toBe(200);
+    expect(index.body).not.toContain('id="app-shop"');
+    for (const url of ['/admin/shop/book/', '/admin/shop/book/add/', '/admin/shop/author/1/change/', '/admin/shop/author/1/delete/']) {
+      const refused = await get(clerk, url);
+      expect(refused.statusCode).toBe(403);
+      expect(refused.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(refused.body).toContain('You do not have permission to perform this action.');
+    }
+    // A view permission: the list and a read-only form, no add link.
+    const viewer = await login('viewer');
+    const vIndex = await get(viewer, '/admin/');
+    expect(vIndex.body).toContain('<a href="/admin/shop/book/" class="changelink">View</a>');
+    expect(vIndex.body).not.toContain('href="/admin/shop/author/"');
+    const vList = await get(viewer, '/admin/shop/book/');
+    expect(vList.statusCode).toBe(200);
+    expect(vList.body).not.toContain('id="add-link"');
+    expect((await get(viewer, '/admin/shop/book/add/')).statusCode).toBe(403);
+    const dune = (await db.selectFrom('shop_book').select('id').where('title', '=', 'Dune').executeTakeFirstOrThrow()).id;
+    const vForm = await get(viewer, `/admin/shop/book/${dune}/change/`);
+    expect(vForm.statusCode).toBe(200);
+    expect(vForm.body).toContain('<h1>View book</h1>');
+    expect(vForm.body).not.toContain('name="_save"');
+    expect((await post(viewer, `/admin/shop/book/${dune}/change/`, { title: 'x' })).statusCode).toBe(403);
+  });
+
+  it('the change list pages through the table with a count; a page past the end is a 404 page', async () => {
+    const first = await get(root, '/admin/shop/book/');
+    expect(first.statusCode).toBe(200);
+    expect(first.headers['cache-control']).toBe('no-store');
+    expect(first.body).toContain('<h1>Select book to change</h1>');
+    expect(first.body).toContain('<p class="paginator muted" id="paginator">26 books</p>');
+    expect(titles(first.body)).toEqual(['Book 00', 'Book 01', 'Book 02', 'Book 03', 'Book 04', 'Book 05', 'Book 06', 'Book 07', 'Book 08', 'Book 09']);
+    expect(first.body).toContain('<td data-label="Author">Ursula Le Guin</td><td data-label="Kind">Poetry</td><td data-label="Year">1960</td><td data-label="In print">Yes</td><td data-label="Shout">BOOK 00</td>');
+    expect(first.body).toContain('<li class="active"><a href="/admin/shop/book/" aria-current="page">1</a></li>');
+    const third = await get(root, '/admin/shop/book/?p=3');
+    expect(third.statusCode).toBe(200);
+    expect(titles(third.body)).toEqual(['Book 20', 'Book 21', 'Book 22', 'Book 23', 'Book 24', 'Dune']);
+    for (const p of ['4', '99999999999', '0', 'abc']) {
+      const res = await get(root, `/admin/shop/book/?p=${p}`);
+      expect(res.statusCode).toBe(404);
+      expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(res.body).toContain('Invalid page.');
+    }
+  });
+
+  it('searches own fields and a relation through a subquery, every word in any field', async () => {
+    const own = await get(root, '/admin/shop/book/?q=dUnE');
+    expect(own.statusCode).toBe(200);
+    expect(titles(own.body)).toEqual(['Dune']);
+    expect(own.body).toContain('<span class="muted" id="result-count">1 result (<a href="/admin/shop/book/">26 total</a>)</span>');
+    const related = await get(root, `/admin/shop/book/?q=${encodeURIComponent('herbert')}`);
+    const herbert = (await db.selectFrom('shop_book').innerJoin('shop_author', 'shop_author.id', 'shop_book.author_id').select('shop_book.title').where('shop_author.name', '=', 'Frank Herbert').orderBy('shop_book.title').execute()).map((r) => r.title);
+    expect(titles(related.body)).toEqual(herbert.slice(0, 10));
+    expect(related.body).toContain(`${herbert.length} books</p>`);
+    const both = await get(root, `/admin/shop/book/?q=${encodeURIComponent('herbert dune')}`);
+    expect(titles(both.body)).toEqual(['Dune']);
+    const exact = await get(root, '/admin/shop/book/?q=9780441013593');
+    expect(titles(exact.body)).toEqual(['Dune']);
+    const none = await get(root, `/admin/shop/book/?q=${encodeURIComponent('%_')}`);
+    expect(none.statusCode).toBe(200);
+    expect(none.body).toContain('Nothing found.');
+    expect(none.body).toContain('0 books</p>');
+  });
+
+  it('filters by choices, foreign keys, year and month, and booleans; any other lookup is a 400 page', async () => {
+    const poetry = await get(root, '/admin/shop/book/?kind__exact=p');
+    expect(poetry.statusCode).toBe(200);
+    expect(titles(poetry.body)).toEqual(['Book 00', 'Book 05', 'Book 10', 'Book 15', 'Book 20']);
+    expect(poetry.body).toContain('<h3>By kind</h3>');
+    expect(poetry.body).toContain('<li class="selected"><a href="/admin/shop/book/?kind__exact=p" aria-current="true">Poetry</a></li>');
+    const oliver = (await db.selectFrom('shop_author').select('id').where('name', '=', 'Mary Oliver').executeTakeFirstOrThrow()).id;
+    const byAuthor = await get(root, `/admin/shop/book/?author__id__exact=${oliver}`);
+    expect(titles(byAuthor.body)).toEqual(['Book 02', 'Book 05', 'Book 08', 'Book 11', 'Book 14', 'Book 17', 'Book 20', 'Book 23']);
+    expect(byAuthor.body).toContain(`<a href="/admin/shop/book/?author__id__exact=${oliver}" aria-current="true">Mary Oliver</a>`);
+    const year = await get(root, '/admin/shop/book/?published__year=1965');
+    expect(titles(year.body)).toEqual(['Book 05', 'Dune']);
+    expect(year.body).toContain('June 1965</a>');
+    expect(year.body).toContain('August 1965</a>');
+    const month = await get(root, '/admin/shop/book/?published__year=1965&published__month=8');
+    expect(titles(month.body)).toEqual(['Dune']);
+    const out = await get(root, '/admin/shop/book/?inPrint__exact=0&kind__exact=p');
+    expect(titles(out.body)).toEqual(['Book 05', 'Book 15']);
+    for (const bad of ['title__exact=Dune', 'kind__exact=x', 'published__month=5', 'inPrint__exact=maybe', 'author__id__exact=one']) {
+      const res = await get(root, `/admin/shop/book/?${bad}`);
+      expect(res.statusCode).toBe(400);
+      expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(res.body).toContain('Incorrect lookup parameters: the books cannot be filtered by');
+    }
+  });
+
+  it('sorts by a listed field both ways with ?o=; an unknown column is ignored', async () => {
+    const asc = await get(root, '/admin/shop/book/?o=year');
+    expect(asc.statusCode).toBe(200);
+    expect(titles(asc.body).slice(0, 3)).toEqual(['Book 00', 'Book 01', 'Book 02']);
+    expect(asc.body).toContain('<th scope="col" aria-sort="ascending"><a href="/admin/shop/book/?o=-year">Year ▲</a></th>');
+    const desc = await get(root, '/admin/shop/book/?o=-year');
+    expect(titles(desc.body).slice(0, 3)).toEqual(['Book 24', 'Book 23', 'Book 22']);
+    // Filters and the search stay in the sort links.
+    const kept = await get(root, '/admin/shop/book/?o=-year&kind__exact=p&q=book');
+    expect(titles(kept.body)).toEqual(['Book 20', 'Book 15', 'Book 10', 'Book 05', 'Book 00']);
+    expect(kept.body).toContain('href="/admin/shop/book/?kind__exact=p&amp;q=book&amp;o=year"');
+    const unknown = await get(root, '/admin/shop/book/?o=notes');
+    expect(unknown.statusCode).toBe(200);
+    expect(titles(unknown.body)[0]).toBe('Book 00');
+    expect(unknown.body).not.toContain('aria-sort');
+  });
+
+  it('adds a row: field errors inline with the serializer messages and nothing written, then fixed; the history records it', async () => {
+    const form = await get(root, '/admin/shop/book/add/');
+    expect(form.statusCode).toBe(200);
+    expect(form.body).toContain('<h1>Add book</h1>');
+    expect(form.body).toContain('<input type="text" name="title" id="id_title" value="" maxlength="200" required>');
+    expect(form.body).toMatch(/<select name="author" id="id_author" required><option value="" selected>---------<\/option><option value="\d+">Ursula Le Guin<\/option>/);
+    expect(form.body).toContain('<select name="kind" id="id_kind" required><option value="n" selected>Novel</option><option value="p">Poetry</option></select>');
+    expect(form.body).toContain('<input type="number" name="year" id="id_year" value="">');
+    expect(form.body).toContain('<input type="date" name="published" id="id_published" value="">');
+    expect(form.body).toContain('<input type="checkbox" name="inPrint" id="id_inPrint" checked><label for="id_inPrint">In print</label>');
+    expect(form.body).toContain('<input type="number" name="price" id="id_price" value="" step="0.01">');
+    expect(form.body).toContain('<textarea name="notes" id="id_notes" rows="6"></textarea>');
+    expect(form.body).not.toContain('name="created"');
+    expect(form.body).toContain('<button type="submit" name="_addanother" class="btn">Save and add another</button>');
+    const before = (await db.selectFrom('shop_book').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow()).n;
+
+    const author = (await db.selectFrom('shop_author').select('id').where('name', '=', 'Ursula Le Guin').executeTakeFirstOrThrow()).id;
+    const bad = await post(root, '/admin/shop/book/add/', { title: '', author: '999999', kind: 'n', year: 'nineteen', published: '1969-13-45', price: '12.345', notes: '', _save: '' });
+    expect(bad.statusCode).toBe(200);
+    expect(bad.body).toContain('<p class="error" role="alert">Please correct the errors below.</p>');
+    expect(bad.body).toContain('<ul class="field-errors errorlist" id="id_title_errors"><li>This field may not be blank.</li></ul>');
+    expect(bad.body).toContain('<li>Invalid pk &quot;999999&quot; - object does not exist.</li>');
+    expect(bad.body).toContain('<li>A valid integer is required.</li>');
+    expect(bad.body).toContain('<li>Date has wrong format. Use one of these formats instead: YYYY-MM-DD.</li>');
+    expect(bad.body).toContain('<li>Ensure that there are no more than 2 decimal places.</li>');
+    expect(bad.body).toContain('value="nineteen"');
+    expect(bad.body).toContain('aria-invalid="true"');
+    expect((await db.selectFrom('shop_book').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow()).n).toEqual(before);
+
+    const good = await post(root, '/admin/shop/book/add/', { title: 'The Dispossessed', author: String(author), kind: 'n', year: '1974', published: '1974-05-01', inPrint: 'on', price: '12.50', notes: 'An ambiguous utopia', _continue: '' });
+    expect(good.statusCode).toBe(302);
+    const row = await db.selectFrom('shop_book').selectAll().where('title', '=', 'The Dispossessed').executeTakeFirstOrThrow();
+    expect(good.headers['location']).toBe(`/admin/shop/book/${row['id']}/change/`);
+    expect(row).toMatchObject({ author_id: author, kind: 'n', year: 1974, published: '1974-05-01', inPrint: bool(true), notes: 'An ambiguous utopia' });
+    expect(Number(row['price'])).toBe(12.5);
+    const page = await get(root, good.headers['location'] as string);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('<p class="success" role="status">The book “The Dispossessed” was added successfully. You may edit it again below.</p>');
+    expect(page.body).toContain('<input type="text" name="title" id="id_title" value="The Dispossessed" maxlength="200" required>');
+    expect(page.body).toContain('<div class="field readonly" id="field-isbn"><span class="label">Isbn</span> <div class="readonly-value">-</div></div>');
+    // The message is shown once.
+    expect((await get(root, good.headers['location'] as string)).body).not.toContain('was added successfully');
+
+    const log = (await logRows()).at(-1)!;
+    expect(log).toMatchObject({ user_id: rootId, content_type: 'shop_book', object_id: String(row['id']), object_repr: 'The Dispossessed', action_flag: 1, change_message: '[{"added":{}}]' });
+
+    const another = await post(root, '/admin/shop/book/add/', { title: 'Lathe of Heaven', author: String(author), kind: 'n', _addanother: '' });
+    expect(another.statusCode).toBe(302);
+    expect(another.headers['location']).toBe('/admin/shop/book/add/');
+  });
+
+  it('changes a row, records which fields changed, and shows the history; a unique value already taken is a field error', async () => {
+    const row = await db.selectFrom('shop_book').selectAll().where('title', '=', 'The Dispossessed').executeTakeFirstOrThrow();
+    const url = `/admin/shop/book/${row['id']}/change/`;
+    const res = await post(root, url, { title: 'The Dispossessed: An Ambiguous Utopia', author: String(row['author_id']), kind: 'n', year: '1975', published: '1974-05-01', inPrint: 'on', price: '12.50', notes: 'An ambiguous utopia', _save: '' });
+    expect(res.statusCode).toBe(302);
+    expect(res.headers['location']).toBe('/admin/shop/book/');
+    const list = await get(root, '/admin/shop/book/?q=ambiguous');
+    expect(list.body).toContain('<p class="success" role="status">The book “The Dispossessed: An Ambiguous Utopia” was changed successfully.</p>');
+    const changed = await db.selectFrom('shop_book').selectAll().where('id', '=', row['id'] as number).executeTakeFirstOrThrow();
+    expect(changed).toMatchObject({ title: 'The Dispossessed: An Ambiguous Utopia', year: 1975 });
+    const log = (await logRows()).at(-1)!;
+    expect(log).toMatchObject({ action_flag: 2, object_repr: 'The Dispossessed: An Ambiguous Utopia', change_message: '[{"changed":{"fields":["Title","Year"]}}]' });
+
+    const history = await get(root, `/admin/shop/book/${row['id']}/history/`);
+    expect(history.statusCode).toBe(200);
+    expect(history.body).toContain('<h1>Change history: The Dispossessed: An Ambiguous Utopia</h1>');
+    const actions = [...history.body.matchAll(/<td data-label="User">([^<]+)<\/td><td data-label="Action">([^<]+)<\/td>/g)].map((m) => [m[1], m[2]]);
+    expect(actions).toEqual([
+      ['root', 'Added.'],
+      ['root', 'Changed Title and Year.'],
+    ]);
+    const index = await get(root, '/admin/');
+    expect(index.body).toContain(`<li class="changelink"><a href="/admin/shop/book/${row['id']}/change/">The Dispossessed: An Ambiguous Utopia</a> <span class="muted">Book — Changed Title and Year.</span></li>`);
+
+    // Author e-mails are unique: DRF's UniqueValidator message, inline.
+    await db.insertInto('shop_author').values({ name: 'Taken', email: 'taken@example.com' }).execute();
+    const other = await db.insertInto('shop_author').values({ name: 'Other' }).returningAll().executeTakeFirstOrThrow();
+    const dup = await post(root, `/admin/shop/author/${other['id']}/change/`, { name: 'Other', email: 'taken@example.com' });
+    expect(dup.statusCode).toBe(200);
+    expect(dup.body).toContain('<li>author with this email already exists.</li>');
+    const invalid = await post(root, `/admin/shop/author/${other['id']}/change/`, { name: 'Other', email: 'not-an-address' });
+    expect(invalid.body).toContain('<li>Enter a valid email address.</li>');
+    expect((await db.selectFrom('shop_author').select('email').where('id', '=', other['id'] as number).executeTakeFirstOrThrow()).email).toBeNull();
+  });
+
+  it('asks before deleting and lists what the cascade removes; the delete is logged', async () => {
+    const author = await db.insertInto('shop_author').values({ name: 'Doomed Author' }).returningAll().executeTakeFirstOrThrow();
+    const books = [];
+    for (const title of ['Doomed One', 'Doomed Two']) {
+      const b = await db.insertInto('shop_book').values(Book.insertValues({ title, author_id: author['id'] as number }) as never).returningAll().executeTakeFirstOrThrow();
+      books.push(b);
+      await db.insertInto('shop_review').values({ book_id: b['id'], stars: 4 }).execute();
+    }
+    const url = `/admin/shop/author/${author['id']}/delete/`;
+    const page = await get(root, url);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('<h1>Are you sure?</h1>');
+    expect(page.body).toContain('Are you sure you want to delete the author “Doomed Author”? All of the following related items will be deleted:');
+    expect(page.body).toContain('<ul id="deleted-summary"><li>Authors: 1</li><li>Books: 2</li><li>Reviews: 2</li></ul>');
+    expect(page.body).toContain(
+      `<li><a href="/admin/shop/author/${author['id']}/change/">Author: Doomed Author</a><ul><li><a href="/admin/shop/book/${books[0]!['id']}/change/">Book: Doomed One</a><ul><li><a href="/admin/shop/review/`,
+    );
+    expect(page.body).toContain('>Review: 4 stars</a></li></ul></li>');
+    // The question itself deletes nothing.
+    expect(await db.selectFrom('shop_author').select('id').where('id', '=', author['id'] as number).executeTakeFirst()).toBeDefined();
+
+    const res = await post(root, url, {});
+    expect(res.statusCode).toBe(302);
+    expect(res.headers['location']).toBe('/admin/shop/author/');
+    expect(await db.selectFrom('shop_author').select('id').where('id', '=', author['id'] as number).executeTakeFirst()).toBeUndefined();
+    expect(await db.selectFrom('shop_book').select('id').where('author_id', '=', author['id'] as number).execute()).toEqual([]);
+    const list = await get(root, '/admin/shop/author/');
+    expect(list.body).toContain('<p class="success" role="status">The author “Doomed Author” was deleted successfully.</p>');
+    const log = (await logRows()).at(-1)!;
+    expect(log).toMatchObject({ action_flag: 3, content_type: 'shop_author', object_id: String(author['id']), object_repr: 'Doomed Author', change_message: '' });
+    const index = await get(root, '/admin/');
+    expect(index.body).toContain('<li class="deletelink">Doomed Author <span class="muted">Author — Deleted.</span></li>');
+  });
+
+  it('refuses a protected delete with the reason, and deletes nothing', async () => {
+    const dune = await db.selectFrom('shop_book').selectAll().where('title', '=', 'Dune').executeTakeFirstOrThrow();
+    await db.insertInto('shop_loan').values({ book_id: dune['id'], borrower: 'Paul' }).execute();
+    const url = `/admin/shop/book/${dune['id']}/delete/`;
+    const page = await get(root, url);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('<h1>Cannot delete book</h1>');
+    expect(page.body).toContain('Deleting the book “Dune” would require deleting the following protected related objects:');
+    expect(page.body).toMatch(/<div id="protected-objects"><ul><li>Loan: Loan object \(\d+\)<\/li><\/ul><\/div>/);
+    expect(page.body).not.toContain('Yes, I’m sure');
+    const res = await post(root, url, {});
+    expect(res.statusCode).toBe(409);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(res.body).toContain('would require deleting the following protected related objects:');
+    expect(await db.selectFrom('shop_book').select('id').where('id', '=', dune['id'] as number).executeTakeFirst()).toBeDefined();
+    expect((await logRows()).filter((l) => l['action_flag'] === 3 && l['content_type'] === 'shop_book')).toEqual([]);
+  });
+
+  it('a post without the CSRF token is a 403 page and writes nothing; a missing id is a 404 page', async () => {
+    const count = async () => Number((await db.selectFrom('shop_author').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow()).n);
+    const before = await count();
+    const logs = (await logRows()).length;
+    const res = await post(root, '/admin/shop/author/add/', { name: 'Forged' }, false);
+    expect(res.statusCode).toBe(403);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(res.body).toContain('CSRF Failed: CSRF token missing.');
+    expect(await count()).toBe(before);
+    expect((await logRows()).length).toBe(logs);
+
+    for (const url of ['/admin/shop/author/999999/change/', '/admin/shop/author/999999/delete/', '/admin/shop/author/999999/history/', '/admin/shop/author/abc/change/']) {
+      const missing = await get(root, url);
+      expect(missing.statusCode).toBe(404);
+      expect(missing.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(missing.body).toMatch(/Author with ID “(999999|abc)” doesn’t exist\. Perhaps it was deleted\?/);
+    }
+    const anonymous = await app.inject({ url: '/admin/shop/book/', headers: { accept: 'text/html' } });
+    expect(anonymous.statusCode).toBe(302);
+    expect(anonymous.headers['location']).toBe('/admin/login/?next=%2Fadmin%2Fshop%2Fbook%2F');
+  });
+});
