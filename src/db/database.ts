@@ -2,11 +2,11 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { ConnectionOptions } from 'node:tls';
 import BetterSqlite3 from 'better-sqlite3';
-import type pg from 'pg';
 import { loadPg } from './pg-module.js';
 import { markCompiles } from './direct.js';
 import { registerSqliteFunctions } from './sqlite-functions.js';
 import { installDirectPgQueries, type PrepareSettings } from './pg-direct.js';
+import { startQueryDeadlines } from './pg-deadline.js';
 import {
   CompiledQuery,
   Kysely,
@@ -300,8 +300,10 @@ function withStatementCache(sqlite: BetterSqlite3.Database, size = SQLITE_STATEM
 
 async function openPostgres(url: string, poolConfig: PgPoolOptions, prepare: PrepareSettings): Promise<Database> {
   const settings = pgPoolDefaults(poolConfig, url);
+  // The client-side query timeout is the pool's sweep (src/db/pg-deadline.ts), not node-postgres' timer per query.
+  const { query_timeout: queryTimeout = 0, ...config } = settings.config;
   // Dates as 'YYYY-MM-DD' and JSON as text on every connection (src/db/pg-types.ts).
-  const pool = new (loadPg().Pool)({ ...settings.config, connectionString: settings.url, types: trestlePgTypes() });
+  const pool = new (loadPg().Pool)({ ...config, connectionString: settings.url, types: trestlePgTypes() });
   // A client that loses its server emits 'error'; unheard, that kills the
   // process. pg-pool listens only while a client is idle, so every client
   // gets its own listener for the time it is checked out by a query. The
@@ -310,7 +312,6 @@ async function openPostgres(url: string, poolConfig: PgPoolOptions, prepare: Pre
   pool.on('error', ignoreLostConnection);
   pool.on('connect', (client) => {
     client.on('error', ignoreLostConnection);
-    liftableQueryTimeout(client);
   });
   try {
     const client = await pool.connect();
@@ -319,9 +320,11 @@ async function openPostgres(url: string, poolConfig: PgPoolOptions, prepare: Pre
     await pool.end().catch(() => {});
     throw connectError(url, err);
   }
+  const stopDeadlines = startQueryDeadlines(pool, queryTimeout, () => untimedJobs > 0);
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   installDirectPgQueries(db, pool, prepare);
   return makeDatabase(db, 'postgres', url, async () => {
+    stopDeadlines();
     if (!(pool as { ending?: boolean }).ending) await pool.end();
   });
 }
@@ -348,15 +351,6 @@ export async function withoutQueryTimeout<T>(fn: () => Promise<T>): Promise<T> {
   } finally {
     untimedJobs--;
   }
-}
-
-// node-postgres reads the connection's query_timeout each time a query is sent.
-function liftableQueryTimeout(client: pg.PoolClient): void {
-  const params = (client as unknown as { connectionParameters?: { query_timeout?: unknown } }).connectionParameters;
-  if (!params) return;
-  const configured = params.query_timeout;
-  if (!configured) return;
-  Object.defineProperty(params, 'query_timeout', { get: () => (untimedJobs > 0 ? undefined : configured), configurable: true });
 }
 
 /** PostgreSQL statement timeout Trestle sets unless told otherwise, in ms. */

@@ -54,6 +54,42 @@ describe.runIf(pgAvailable())('PostgreSQL timeouts', () => {
     await app.close();
   });
 
+  it('the client-side timeout (one sweep per pool) fails a query the server holds and drops its connection', async () => {
+    // No statement timeout: only the client-side one can end the sleep.
+    const database = await open({ statement_timeout: '0', query_timeout: '300' });
+    const db = database.db as Kysely<unknown>;
+    const sleep = apiView(['GET'], async (req) => {
+      await sql`select pg_sleep(${Number(req.query['s'])})`.execute(db);
+      return { slept: true };
+    });
+    const app = await createApp({ logger: false, database, routes: [path('sleep/', sleep)] });
+    const started = Date.now();
+    const slow = await app.inject({ url: '/sleep/?s=5' });
+    const took = Date.now() - started;
+    expect(slow.statusCode).toBe(503);
+    expect(slow.headers['retry-after']).toBe('5');
+    expect(slow.json()).toEqual({ detail: 'Service temporarily unavailable, try again later.' });
+    // Between the timeout and the timeout + one sweep interval (50 ms here), with room for a busy machine.
+    expect(took).toBeGreaterThanOrEqual(300);
+    expect(took).toBeLessThan(2_000);
+    const quick = await app.inject({ url: '/sleep/?s=0.01' });
+    expect(quick.statusCode).toBe(200);
+    expect(quick.json()).toEqual({ slept: true });
+    // In a transaction the held query fails, then the connection is gone for the next one and the commit (both outages: 503).
+    let settled: PromiseSettledResult<unknown>[] = [];
+    await expect(
+      db.transaction().execute(async (trx) => {
+        settled = await Promise.allSettled([sql`select pg_sleep(5)`.execute(trx), sql`select 1 as one`.execute(trx)]);
+      }),
+    ).rejects.toThrow('not queryable');
+    expect(settled.map((s) => (s.status === 'rejected' ? String((s.reason as Error).message) : s.status))).toEqual([
+      'Query read timeout',
+      'Client has encountered a connection error and is not queryable',
+    ]);
+    expect((await sql<{ one: number }>`select 1 as one`.execute(db)).rows).toEqual([{ one: 1 }]);
+    await app.close();
+  });
+
   it('migrations run without the timeouts, and the connection gets them back afterwards', async () => {
     const database = await open({ statement_timeout: '100', query_timeout: '150' });
     const seen: string[] = [];
