@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [--only W1,W2] [--no-pg]`
+ * `npm run bench [-- --quick] [--only W1,W2] [--no-pg] [--runs N]`
  *
  * Builds (once) the dataset, then starts each server in its own process —
  * (a) Trestle, (b) hand-written Fastify, (c) raw node:http, all of one
@@ -28,6 +28,7 @@ const { values } = parseArgs({
     only: { type: 'string' },
     'no-pg': { type: 'boolean', default: false },
     connections: { type: 'string', default: '16' },
+    runs: { type: 'string' },
   },
 });
 const quick = values.quick === true;
@@ -43,7 +44,8 @@ const warmupSeconds = quick ? 1 : 2;
 const warmupRequests = quick ? 0 : 20_000;
 const WARMUP_CAP_SECONDS = 30;
 const runSeconds = quick ? 2 : 6;
-const runs = quick ? 1 : 3;
+const runs = values.runs !== undefined ? Number(values.runs) : quick ? 1 : 3;
+if (!(Number.isInteger(runs) && runs >= 1)) throw new Error(`--runs must be a whole number of rounds (1 or more), not ${values.runs}`);
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const started = Date.now();
 
