@@ -196,6 +196,10 @@ export type {
   FilterSetView,
   FilterSpec,
   FilterType,
+  FiltersetFields,
+  ModelFilterInfo,
+  ModelPath,
+  RelationHop,
 } from './filters/index.js';
 
 // --- tokens

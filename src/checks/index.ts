@@ -2,6 +2,7 @@ import type { AppContext } from '../context.js';
 import type { RequestEnvironment } from '../request.js';
 import { deployChecks } from './security.js';
 import { checkViewColumns, checkViewNames, type MountedView } from './views.js';
+import { checkModelNames } from './models.js';
 import { ERROR, formatReport, SystemCheckError, type CheckLevel, type CheckMessage } from './messages.js';
 
 export * from './messages.js';
@@ -29,6 +30,7 @@ export interface CheckContext {
 
 const BUILTIN: readonly SystemCheck[] = [
   { tags: ['views', 'database'], run: (c) => checkViewColumns(c.app, c.views, mounted.get(c.app)!.env) },
+  { tags: ['views'], run: (c) => checkModelNames(c.views) },
   { tags: ['urls'], run: (c) => checkViewNames(c.routeNames, c.views) },
   { tags: ['security'], deploy: true, run: (c) => deployChecks(c.app.settings, c.env) },
 ];

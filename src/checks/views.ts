@@ -7,6 +7,7 @@ import type { APIView } from '../views/api-view.js';
 import { GenericAPIView } from '../views/generics.js';
 import { catalogueColumns, describeQuery, type QueryColumns } from './columns.js';
 import { closestMatch } from './difflib.js';
+import { modelOf } from '../filters/relations.js';
 import { checkError, type CheckMessage } from './messages.js';
 
 /** A route as mounted: its compiled form and the bound view serving it. */
@@ -123,12 +124,15 @@ function* nameUses(view: GenericAPIView, mounted: MountedView): Generator<NameUs
   const paginator = view.paginator as unknown as Record<string, unknown> | null;
   const cursor = paginator !== null && typeof paginator['parseOrdering'] === 'function' && 'cursorQueryParam' in paginator;
   const fields = v['orderingFields'];
+  // On a view with a model, relation paths (`author__name`) are checked against the model (checkModelNames).
+  const model = modelOf(view) !== null;
+  const isPath = (column: string) => model && column.includes('__');
   // orderingFields counts when an ordering backend (or a cursor paginator, which orders by them) reads it.
   if ((ordering || (cursor && fields !== undefined)) && fields !== undefined && fields !== '__all__' && fields !== null) {
     const entries: [string, string][] = Array.isArray(fields)
-      ? (fields as unknown[]).filter((f): f is string => typeof f === 'string').map((f) => [f, f])
+      ? (fields as unknown[]).filter((f): f is string => typeof f === 'string').map((f) => [f, ordering ? ordering.columnFor(f, view) : f])
       : Object.entries(fields as Record<string, unknown>).filter((e): e is [string, string] => typeof e[1] === 'string');
-    for (const [written, column] of entries) yield { setting: 'orderingFields', id: 'ordering.E001', written, column, orderBy: true };
+    for (const [written, column] of entries) if (!isPath(column)) yield { setting: 'orderingFields', id: 'ordering.E001', written, column, orderBy: true };
   }
   const defaultOrdering = v['ordering'];
   if ((ordering || cursor) && defaultOrdering !== undefined) {
@@ -137,7 +141,7 @@ function* nameUses(view: GenericAPIView, mounted: MountedView): Generator<NameUs
       if (typeof term !== 'string') continue;
       const name = term.startsWith('-') ? term.slice(1) : term;
       const column = ordering ? ordering.columnFor(name, view) : name;
-      yield { setting: 'ordering', id: 'ordering.E002', written: term, column, orderBy: true };
+      if (!isPath(column)) yield { setting: 'ordering', id: 'ordering.E002', written: term, column, orderBy: true };
     }
   }
   for (const backend of backends) yield* searchUses(backend, view);
@@ -166,9 +170,12 @@ function* searchUses(backend: FilterBackend, view: APIView): Generator<NameUse> 
     return;
   }
   const prefixes = b.lookupPrefixes ?? { '^': '', '=': '', '@': '', $: '' };
+  const model = modelOf(view) !== null;
   for (const written of fields) {
     if (typeof written !== 'string') continue;
     const bare = written[0] !== undefined && written[0] in prefixes ? written.slice(1) : written;
+    // A model view's relation paths are checked against the model (checkModelNames).
+    if (model && bare.includes('__')) continue;
     yield { setting: 'searchFields', id: 'search.E001', written, column: bare.replace(/__/g, '.'), orderBy: false };
   }
 }
@@ -176,6 +183,8 @@ function* searchUses(backend: FilterBackend, view: APIView): Generator<NameUse> 
 function* filterUses(backend: FilterBackend, view: APIView): Generator<NameUse> {
   const b = backend as unknown as { getFilterSet?: (view: APIView) => { filters: Record<string, { column: string }> } | null };
   if (typeof b.getFilterSet !== 'function') return;
+  // A model view's filtersetFields name model fields: checkModelNames checks them against the model.
+  if (modelOf(view) !== null && !(view as { filterset?: unknown }).filterset) return;
   let set: { filters: Record<string, { column: string }> } | null;
   try {
     set = b.getFilterSet(view);

@@ -7,12 +7,32 @@ import { BaseFilterBackend, COLUMN_RE, isPostgresQuery, isQuery, valueAt, type A
 import { compareNullable } from './compare.js';
 import { escapeLike, iequals, ilike } from './search.js';
 import { foldCase } from '../utils/case-fold.js';
+import { describePathError, modelFilterSet, type FiltersetFields } from './model-filters.js';
+import { qualifyKey } from './ordering.js';
+import { baseName, modelOf, PathError, pathCondition, type ModelPath } from './relations.js';
 
 /** django-filter's lookups (`?year__gte=1970`); `exact` is the bare name (`?year=1974`). */
 export type FilterLookup = 'exact' | 'iexact' | 'in' | 'gt' | 'gte' | 'lt' | 'lte' | 'range' | 'isnull' | 'icontains' | 'contains' | 'istartswith' | 'iendswith';
 
 /** How a filter's value is read from the query string. */
-export type FilterType = 'string' | 'integer' | 'number' | 'boolean' | 'date' | 'datetime' | { readonly choices: readonly string[] };
+export type FilterType = 'string' | 'integer' | 'number' | 'boolean' | 'date' | 'datetime' | 'time' | 'uuid' | { readonly choices: readonly string[] };
+
+/**
+ * What a filter derived from a model field (`filtersetFields` on a view with
+ * a `model`) knows beyond its type.
+ */
+export interface ModelFilterInfo {
+  /** The model field it reads, and the to-one relations followed to reach it (`author__name`). */
+  readonly path: ModelPath;
+  /** An integer column's bounds: values are rounded as Django rounds them for an `IntegerField` (up for `gte`/`lt`, towards zero otherwise). */
+  readonly integer?: readonly [number, number];
+  /** A decimal column: the value is bound as its text, so no digit is lost to a float. */
+  readonly decimal?: boolean;
+  /** A relation's key (django-filter's `ModelChoiceFilter`): a value that is not a key is `invalid_choice`. */
+  readonly related?: boolean;
+  /** The type of the `exact` lookup when it differs (a field with `choices`: a `ChoiceFilter`). */
+  readonly exactType?: FilterType;
+}
 
 /** One declared filter: its type, the column it reads and the lookups a client may use. */
 export interface FilterSpec {
@@ -27,7 +47,7 @@ export interface FilterSpec {
 
 /** A declared filter set: filter name → its spec (django-filter's `FilterSet`). */
 export interface FilterSet {
-  readonly filters: Readonly<Record<string, Readonly<Required<Omit<FilterSpec, 'label'>>> & { readonly label: string }>>;
+  readonly filters: Readonly<Record<string, Readonly<Required<Omit<FilterSpec, 'label'>>> & { readonly label: string; readonly model?: ModelFilterInfo }>>;
 }
 
 /**
@@ -66,11 +86,13 @@ export interface FilterSetView {
   filterset?: FilterSet;
   /**
    * django-filter's `filterset_fields` shorthand: names (exact match) or
-   * name → lookups. Values are compared with the column's text, so only
-   * text-style lookups are allowed here; declare `filterset` for typed
-   * filters (numbers, dates, ranges).
+   * name → lookups. On a view with a `model`, each filter is typed from the
+   * model field it names and may follow to-one relations (`author__name`),
+   * as django-filter's `Meta.fields`. Without a model, values are compared
+   * with the column's text, so only text-style lookups are allowed; declare
+   * `filterset` for typed filters (numbers, dates, ranges).
    */
-  filtersetFields?: readonly string[] | Readonly<Record<string, readonly FilterLookup[]>>;
+  filtersetFields?: FiltersetFields;
 }
 
 interface Bound {
@@ -80,6 +102,7 @@ interface Bound {
   readonly type: FilterType;
   readonly column: string;
   readonly label: string;
+  readonly model?: ModelFilterInfo;
 }
 
 interface Condition {
@@ -112,6 +135,9 @@ export class FilterSetBackend extends BaseFilterBackend {
     number: 'Enter a number.',
     date: 'Enter a valid date.',
     datetime: 'Enter a valid date/time.',
+    time: 'Enter a valid time.',
+    uuid: 'Enter a valid UUID.',
+    relatedChoice: 'Select a valid choice. That choice is not one of the available choices.',
     choice: 'Select a valid choice. {value} is not one of the available choices.',
     range: 'Range query expects two values.',
     nul: 'Null characters are not allowed.',
@@ -124,12 +150,34 @@ export class FilterSetBackend extends BaseFilterBackend {
   integerRange: readonly [number, number] = [-2147483648, 2147483647];
 
   private readonly bound = new WeakMap<APIView, readonly Bound[]>();
+  /** Unknown names of a model view's `filtersetFields`, found at bind: the system check reports them, a request raises them. */
+  private readonly broken = new WeakMap<APIView, ImproperlyConfigured>();
 
-  /** The view's filter set, from `filterset` or `filtersetFields` (django-filter's `get_filterset_class`). */
+  /**
+   * The view's filter set, from `filterset` or `filtersetFields` (django-filter's
+   * `get_filterset_class`); on a view with a `model`, `filtersetFields` are
+   * typed from it (django-filter's `filterset_factory`), built once per view
+   * class. Throws `ImproperlyConfigured` for a name the model does not have.
+   */
   getFilterSet(view: APIView): FilterSet | null {
     const v = view as FilterSetView;
     if (v.filterset) return v.filterset;
     if (!v.filtersetFields) return null;
+    const model = modelOf(view);
+    if (model) {
+      const cls = view.constructor;
+      const cached = modelSets.get(cls);
+      if (cached && cached.fields === v.filtersetFields && cached.model === model) return cached.set;
+      let set: FilterSet;
+      try {
+        set = modelFilterSet(model, v.filtersetFields);
+      } catch (err) {
+        if (err instanceof PathError) throw new ImproperlyConfigured(`${cls.name}: ${describePathError('filtersetFields', err)}`);
+        throw err;
+      }
+      modelSets.set(cls, { fields: v.filtersetFields, model, set });
+      return set;
+    }
     const spec: Record<string, FilterSpec> = {};
     const booleans = serializerBooleans(view);
     if (Array.isArray(v.filtersetFields)) {
@@ -148,17 +196,27 @@ export class FilterSetBackend extends BaseFilterBackend {
   }
 
   checkView(view: APIView): void {
-    this.filtersOf(view);
+    try {
+      this.filtersOf(view);
+    } catch (err) {
+      // A name the model does not have is reported by the system checks with every other name
+      // (filters.E001), before any request is served; were they silenced, requests raise it.
+      if (!(err instanceof ImproperlyConfigured) || !modelOf(view) || !isPathProblem(view)) throw err;
+      this.broken.set(view, err);
+    }
   }
 
   protected filtersOf(view: APIView): readonly Bound[] {
     let out = this.bound.get(view);
     if (out) return out;
+    const broken = this.broken.get(view);
+    if (broken) throw broken;
     const set = this.getFilterSet(view);
     const list: Bound[] = [];
     for (const [name, f] of Object.entries(set?.filters ?? {})) {
       for (const lookup of f.lookups) {
-        list.push({ param: lookup === 'exact' ? name : `${name}__${lookup}`, name, lookup, type: f.type, column: f.column, label: f.label });
+        const type = lookup === 'exact' && f.model?.exactType ? f.model.exactType : f.type;
+        list.push({ param: lookup === 'exact' ? name : `${name}__${lookup}`, name, lookup, type, column: f.column, label: f.label, ...(f.model ? { model: f.model } : {}) });
       }
     }
     out = Object.freeze(list);
@@ -201,6 +259,7 @@ export class FilterSetBackend extends BaseFilterBackend {
   /** One value, as Django's form field for the type cleans it. */
   protected cleanOne(f: Bound, raw: string): unknown {
     const type = f.type;
+    if (f.model?.related) return this.cleanKey(f, raw);
     if (typeof type === 'object') {
       if (!type.choices.includes(raw)) throw new FilterValueError(fill(this.messages.choice, { value: raw }));
       return raw;
@@ -218,7 +277,26 @@ export class FilterSetBackend extends BaseFilterBackend {
         if (text.length > 100 || !/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text)) throw new FilterValueError(this.messages.number);
         const n = Number(text);
         if (!Number.isFinite(n)) throw new FilterValueError(this.messages.number);
+        const bounds = f.model?.integer;
+        if (bounds) {
+          // Django's IntegerField takes a fractional value: rounded up for gte/lt, towards zero otherwise.
+          const whole = f.lookup === 'gte' || f.lookup === 'lt' ? Math.ceil(n) : Math.trunc(n);
+          if (whole > bounds[1]) throw new FilterValueError(fill(this.messages.maxValue, { limit: bounds[1] }));
+          if (whole < bounds[0]) throw new FilterValueError(fill(this.messages.minValue, { limit: bounds[0] }));
+          return whole === 0 ? 0 : whole;
+        }
+        if (f.model?.decimal) return text.replace(/^\+/, '');
         return n;
+      }
+      case 'uuid': {
+        const hex = uuidHex(text);
+        if (hex === null) throw new FilterValueError(this.messages.uuid);
+        return hyphenated(hex);
+      }
+      case 'time': {
+        const t = parseTime(text);
+        if (t === null) throw new FilterValueError(this.messages.time);
+        return t;
       }
       case 'boolean': {
         const b = booleanValue(raw);
@@ -243,6 +321,26 @@ export class FilterSetBackend extends BaseFilterBackend {
     }
   }
 
+  /** A relation's key, as django-filter's `ModelChoiceFilter` reads it: anything else is `invalid_choice`. */
+  protected cleanKey(f: Bound, raw: string): unknown {
+    const text = raw.trim();
+    const invalid = () => new FilterValueError(this.messages.relatedChoice);
+    if (f.type === 'integer') {
+      if (!/^[+-]?\d{1,20}$/.test(text)) throw invalid();
+      const n = Number(text);
+      const bounds = f.model?.integer ?? this.integerRange;
+      if (n < bounds[0] || n > bounds[1]) throw invalid();
+      return n;
+    }
+    if (f.type === 'uuid') {
+      const hex = uuidHex(text);
+      if (hex === null) throw invalid();
+      return hyphenated(hex);
+    }
+    if (raw.length > this.maxValueLength) throw invalid();
+    return raw;
+  }
+
   filterQueryset<T>(req: ApiRequest, source: Source<T>, view: APIView): Source<T> {
     const filters = this.filtersOf(view);
     if (filters.length === 0) return source;
@@ -250,11 +348,20 @@ export class FilterSetBackend extends BaseFilterBackend {
     if (conditions.length === 0) return source;
     if (isQuery(source)) {
       const postgres = isPostgresQuery(source);
+      const base = baseName(source);
       let q: AnyQuery<T> = source;
-      for (const c of conditions) q = q.where(sqlCondition(c, postgres));
+      for (const c of conditions) {
+        const path = c.f.model?.path;
+        if (!path) q = q.where(sqlCondition(c, postgres));
+        else if (path.hops.length === 0) q = q.where(sqlCondition({ f: { ...c.f, column: qualifyKey(c.f.column, source) }, value: c.value }, postgres));
+        else {
+          const orNull = c.f.lookup === 'isnull' && c.value === true;
+          q = q.where(pathCondition(path, base, (column) => sqlCondition({ f: { ...c.f, column }, value: c.value }, postgres), orNull));
+        }
+      }
       return q;
     }
-    return (source as readonly T[]).filter((item) => conditions.every((c) => matches(c, valueAt(item, c.f.column))));
+    return (source as readonly T[]).filter((item) => conditions.every((c) => matches(c, valueAt(item, arrayPath(c.f)))));
   }
 
   override schemaParameters(view: APIView): OpenAPIParameter[] {
@@ -304,6 +411,47 @@ function serializerBooleans(view: APIView): ReadonlySet<string> {
 
 class FilterValueError extends Error {}
 
+/** Model filter sets, once per view class. */
+const modelSets = new WeakMap<object, { fields: unknown; model: unknown; set: FilterSet }>();
+
+/** Whether building the view's model filter set fails on a name (rather than on a lookup). */
+function isPathProblem(view: APIView): boolean {
+  const model = modelOf(view);
+  const fields = (view as FilterSetView).filtersetFields;
+  if (!model || !fields || (view as FilterSetView).filterset) return false;
+  try {
+    modelFilterSet(model, fields);
+    return false;
+  } catch (err) {
+    return err instanceof PathError;
+  }
+}
+
+/** Where an array item holds a filter's value: the column, or the loaded relations' path (`author.name`). */
+function arrayPath(f: Bound): string {
+  const path = f.model?.path;
+  if (!path || path.hops.length === 0) return f.column;
+  return [...path.hops.map((h) => h.field), path.path.split('__').pop()!].join('.');
+}
+
+/** The 32 hex digits of a UUID in any of the forms Python's `uuid.UUID` reads (hyphens, braces, `urn:uuid:`), lower case. */
+function uuidHex(text: string): string | null {
+  const hex = text.replace(/^urn:/i, '').replace(/^uuid:/i, '').replace(/^\{|\}$/g, '').replace(/-/g, '').toLowerCase();
+  return /^[0-9a-f]{32}$/.test(hex) ? hex : null;
+}
+
+function hyphenated(hex: string): string {
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** Django's TimeField input formats (`%H:%M:%S`, `%H:%M:%S.%f`, `%H:%M`), as `HH:MM:SS[.ffffff]`. */
+function parseTime(text: string): string | null {
+  const m = /^(\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,6}))?)?$/.exec(text);
+  if (!m || Number(m[1]) > 23 || Number(m[2]) > 59 || Number(m[3] ?? 0) > 59) return null;
+  const two = (v: string | undefined) => (v ?? '0').padStart(2, '0');
+  return `${two(m[1])}:${two(m[2])}:${two(m[3])}${m[4] ? `.${m[4].padEnd(6, '0')}` : ''}`;
+}
+
 const SKIP = Symbol('skip');
 
 function fill(template: string, values: Record<string, unknown>): string {
@@ -352,6 +500,10 @@ function schemaFor(type: FilterType): Record<string, unknown> {
       return { type: 'string', format: 'date' };
     case 'datetime':
       return { type: 'string', format: 'date-time' };
+    case 'time':
+      return { type: 'string', format: 'time' };
+    case 'uuid':
+      return { type: 'string', format: 'uuid' };
     default:
       return { type: 'string' };
   }
@@ -362,13 +514,17 @@ function schemaFor(type: FilterType): Record<string, unknown> {
 function sqlCondition({ f, value }: Condition, postgres: boolean): Expression<SqlBool> {
   // Untyped (`filtersetFields`) filters compare the column's text, so no value is a type error on PostgreSQL.
   // A boolean filter reads the column as a boolean there: a no-op on `boolean` (its index serves), valid on integer 0/1.
+  // A UUID on SQLite is text with or without hyphens: both sides compare as 32 lower-case hex digits.
+  const sqliteUuid = f.type === 'uuid' && !postgres;
   const col =
     f.type === 'string'
       ? sql`cast(${sql.ref(f.column)} as text)`
       : f.type === 'boolean' && postgres
         ? sql`cast(${sql.ref(f.column)} as boolean)`
-        : sql.ref(f.column);
-  const bind = (v: unknown) => (typeof v === 'boolean' && !postgres ? (v ? 1 : 0) : v);
+        : sqliteUuid
+          ? sql`replace(lower(cast(${sql.ref(f.column)} as text)), '-', '')`
+          : sql.ref(f.column);
+  const bind = (v: unknown) => (typeof v === 'boolean' && !postgres ? (v ? 1 : 0) : sqliteUuid && typeof v === 'string' ? v.replace(/-/g, '') : v);
   switch (f.lookup) {
     case 'isnull':
       return value ? sql<SqlBool>`${sql.ref(f.column)} is null` : sql<SqlBool>`${sql.ref(f.column)} is not null`;
@@ -416,6 +572,8 @@ function comparable(type: FilterType, v: unknown): unknown {
   if (type === 'integer' || type === 'number') return typeof v === 'number' ? v : Number(v);
   if (type === 'boolean') return v === true || v === 1 || v === '1' || v === 't' || v === 'true' || v === 1n;
   if (type === 'datetime') return v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString();
+  if (type === 'uuid') return String(v).toLowerCase().replace(/-/g, '');
+  if (type === 'time') return String(v);
   return v instanceof Date ? v.toISOString().slice(0, 10) : String(v);
 }
 
@@ -428,7 +586,7 @@ function matches({ f, value }: Condition, raw: unknown): boolean {
     return false;
   }
   if (v === null) return false;
-  const cmp = (x: unknown) => compareNullable(v, x, false);
+  const cmp = (x: unknown) => compareNullable(v, f.type === 'uuid' && typeof x === 'string' ? x.replace(/-/g, '') : x, false);
   switch (f.lookup) {
     case 'in':
       return (value as unknown[]).some((x) => cmp(x) === 0);

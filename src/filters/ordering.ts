@@ -1,10 +1,12 @@
-import { AliasNode, ColumnNode, IdentifierNode, ReferenceNode, sql, TableNode } from 'kysely';
+import { AliasNode, ColumnNode, IdentifierNode, ReferenceNode, sql, TableNode, type RawBuilder } from 'kysely';
 import { ImproperlyConfigured } from '../exceptions.js';
 import type { OpenAPIParameter, Source } from '../pagination/base.js';
 import type { ApiRequest } from '../request.js';
 import type { APIView } from '../views/api-view.js';
 import { BaseFilterBackend, COLUMN_RE, isQuery, valueAt, type AnyQuery, type AppContext, type FilterControl, type OrderingBackend } from './base.js';
 import { compareNullable } from './compare.js';
+import { baseName, modelOf, PathError, pathValue, resolvePath, tryResolvePath, type ModelPath } from './relations.js';
+import { describePathError } from './model-filters.js';
 
 /** A view ordered by `OrderingFilter` (DRF's `ordering_fields` / `ordering`). */
 export interface OrderingView {
@@ -12,7 +14,11 @@ export interface OrderingView {
    * What a client may order by with `?ordering=`: a list of names; a map
    * from client-facing name to column (`{ created: 'b.created' }`) when the
    * builder joins tables; or `'__all__'` (any column the builder selects by
-   * name, any key of an array's items). Unset: the client cannot choose.
+   * name, any key of an array's items; on a view with a `model`, its fields,
+   * as DRF). Unset: the client cannot choose. On a view with a `model`, a
+   * relation field orders by its key column (`author` → `author_id`) and a
+   * path (`author__name`) by the related value, read by a correlated
+   * subquery (no join: rows are never repeated).
    */
   orderingFields?: readonly string[] | Readonly<Record<string, string>> | '__all__';
   /** The ordering when the client sends none (or only unknown names). */
@@ -34,16 +40,18 @@ export interface SortTerm {
   readonly descending: boolean;
   /** The row's identifying column: never NULL, so no NULLS clause. */
   readonly key?: boolean;
+  /** What to sort by when it is not the column itself (a related value's subquery). */
+  readonly expression?: RawBuilder<unknown>;
 }
 
 /**
  * The terms `filterQueryset` sorts by: the chosen terms mapped to columns,
  * then the view's primary key (ascending) unless a term already names it.
  */
-export function deterministicOrdering(terms: readonly { column: string; descending: boolean }[], key: string | null): SortTerm[] {
+export function deterministicOrdering(terms: readonly { column: string; descending: boolean; expression?: RawBuilder<unknown> }[], key: string | null): SortTerm[] {
   if (key === null) return [...terms];
   const isKey = (column: string) => column === key || sameColumn(column, key);
-  if (terms.some((t) => isKey(t.column))) return terms.map((t) => (isKey(t.column) ? { ...t, key: true } : t));
+  if (terms.some((t) => !t.expression && isKey(t.column))) return terms.map((t) => (!t.expression && isKey(t.column) ? { ...t, key: true } : t));
   return [...terms, { column: key, descending: false, key: true }];
 }
 
@@ -79,7 +87,7 @@ export function orderByTerms(terms: readonly SortTerm[]) {
     terms.map((t) =>
       t.key
         ? sql`${sql.ref(t.column)} ${sql.raw(t.descending ? 'desc' : 'asc')}`
-        : sql`${sql.ref(t.column)} ${sql.raw(t.descending ? 'desc nulls first' : 'asc nulls last')}`,
+        : sql`${t.expression ?? sql.ref(t.column)} ${sql.raw(t.descending ? 'desc nulls first' : 'asc nulls last')}`,
     ),
   );
 }
@@ -132,6 +140,36 @@ export class OrderingFilter extends BaseFilterBackend implements OrderingBackend
       const column = this.columnFor(term.startsWith('-') ? term.slice(1) : term, view);
       if (!COLUMN_RE.test(column)) throw new ImproperlyConfigured(`Invalid ordering term "${term}": use "column", "-column" or "table.column".`);
     }
+    this.checkCursorRelations(view);
+  }
+
+  /**
+   * A cursor pages by values it reads back from the rows; a related value
+   * (`author__name`) is not on the row, so a view paged by a cursor may not
+   * order across a relation.
+   */
+  protected checkCursorRelations(view: APIView): void {
+    const paginator = (view as { paginator?: unknown }).paginator as Record<string, unknown> | null | undefined;
+    if (!paginator || typeof paginator['parseOrdering'] !== 'function' || !('cursorQueryParam' in paginator)) return;
+    const fields = (view as OrderingView).orderingFields;
+    const names = [
+      ...(fields === undefined || fields === '__all__' ? [] : Array.isArray(fields) ? (fields as readonly string[]) : Object.keys(fields)),
+      ...(this.getDefaultOrdering(view) ?? []).map((t) => (t.startsWith('-') ? t.slice(1) : t)),
+    ];
+    for (const name of names) {
+      if (this.relationPath(this.columnFor(name, view), view)) {
+        throw new ImproperlyConfigured(
+          `${view.constructor.name}: ${(paginator.constructor as { name: string }).name} cannot page by '${name}', a value across a relation: a cursor reads its position from the row's own columns. Order by the view's own fields, or use page-number or limit/offset pagination.`,
+        );
+      }
+    }
+  }
+
+  /** On a view with a `model`, the relation path a column names (`author__name`); `null` for a column. */
+  relationPath(column: string, view: APIView): ModelPath | null {
+    const model = modelOf(view);
+    if (!model || !column.includes('__')) return null;
+    return tryResolvePath(model, column);
   }
 
   /** The view's `ordering`, as a list (DRF's `get_default_ordering`). */
@@ -145,7 +183,12 @@ export class OrderingFilter extends BaseFilterBackend implements OrderingBackend
   getValidFields(view: APIView, source: Source<unknown> | null): readonly string[] {
     const fields = (view as OrderingView).orderingFields;
     if (fields === undefined) return [];
-    if (fields === '__all__') return source === null ? [] : allColumns(source);
+    if (fields === '__all__') {
+      // DRF: the model's concrete fields (and the builder's named selections).
+      const model = modelOf(view);
+      const own = model ? Object.keys(model.fields).filter((n) => model.fields[n]!.kind !== ('manyToMany' as string)) : [];
+      return [...new Set([...own, ...(source === null ? [] : allColumns(source))])];
+    }
     return Array.isArray(fields) ? (fields as readonly string[]) : Object.keys(fields);
   }
 
@@ -153,7 +196,7 @@ export class OrderingFilter extends BaseFilterBackend implements OrderingBackend
   primaryKeyColumn(view: APIView, source: AnyQuery | null = null): string | null {
     const key = (view as OrderingView).primaryKey;
     if (key === null) return null;
-    const column = this.columnFor(key ?? 'id', view);
+    const column = this.columnFor(key ?? modelOf(view)?.primaryKey ?? 'id', view);
     return source === null ? column : qualifyKey(column, source);
   }
 
@@ -163,6 +206,10 @@ export class OrderingFilter extends BaseFilterBackend implements OrderingBackend
       const mapped = (fields as Readonly<Record<string, string>>)[name];
       if (typeof mapped === 'string' && Object.prototype.hasOwnProperty.call(fields, name)) return mapped;
     }
+    // A model's relation field orders by its key column, as Django's `order_by('author_id')`.
+    const model = modelOf(view);
+    const f = model && Object.hasOwn(model.fields, name) ? model.fields[name] : undefined;
+    if (f?.isRelation) return f.columnName(name);
     return name;
   }
 
@@ -192,22 +239,38 @@ export class OrderingFilter extends BaseFilterBackend implements OrderingBackend
   filterQueryset<T>(req: ApiRequest, source: Source<T>, view: APIView): Source<T> {
     const ordering = this.getOrdering(req, view, source as Source<unknown>);
     if (!ordering || ordering.length === 0) return source;
+    const base = isQuery(source) ? baseName(source) : null;
     const terms = deterministicOrdering(
       ordering.map((t) => {
         const descending = t.startsWith('-');
-        return { column: this.columnFor(descending ? t.slice(1) : t, view), descending };
+        const column = this.columnFor(descending ? t.slice(1) : t, view);
+        const path = isQuery(source) ? this.relationPath(column, view) : null;
+        if (path) return { column, descending, expression: pathValue(path, base) };
+        if (column.includes('__') && modelOf(view)) this.explainPath(column, view);
+        return { column, descending };
       }),
       isQuery(source) ? this.primaryKeyColumn(view, source) : this.primaryKeyColumn(view),
     );
     if (isQuery(source)) return source.clearOrderBy().orderBy(orderByTerms(terms));
-    // Array.prototype.sort is stable: ties keep the source's order.
+    // Array.prototype.sort is stable: ties keep the source's order (a relation path reads the loaded related row).
+    const read = (item: unknown, t: SortTerm) => valueAt(item, modelOf(view) ? t.column.replace(/__/g, '.') : t.column);
     return [...(source as readonly T[])].sort((a, b) => {
       for (const t of terms) {
-        const c = compareNullable(valueAt(a, t.column), valueAt(b, t.column), t.descending);
+        const c = compareNullable(read(a, t), read(b, t), t.descending);
         if (c !== 0) return c;
       }
       return 0;
     });
+  }
+
+  /** A relation path that does not resolve: a configuration error (the system checks report it first, as ordering.E001). */
+  private explainPath(column: string, view: APIView): void {
+    try {
+      resolvePath(modelOf(view)!, column);
+    } catch (err) {
+      if (err instanceof PathError) throw new ImproperlyConfigured(`${view.constructor.name}: ${describePathError('orderingFields', err)}`);
+      throw err;
+    }
   }
 
   override schemaParameters(view: APIView): OpenAPIParameter[] {
