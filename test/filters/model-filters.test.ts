@@ -89,7 +89,11 @@ class BookPages extends PageNumberPagination {
 
 /** A list of books declared on the model; every setting names model fields. */
 class BookList extends ListAPIView {
-  model: AnyModel = Book;
+  constructor() {
+    super();
+    // The view's model (set here so the class compiles whether or not GenericAPIView declares `model`).
+    Object.assign(this, { model: Book as AnyModel });
+  }
   override filterBackends = [FilterSetBackend, SearchFilter, OrderingFilter];
   override paginationClass: PaginationClass | null = BookPages;
   filtersetFields: readonly string[] | Readonly<Record<string, readonly FilterLookup[]>> = {
