@@ -120,6 +120,8 @@ export {
   hyperlinkedIdentity,
   UniqueValidator,
   UniqueTogetherValidator,
+  ModelSerializer,
+  modelSerializer,
 } from './serializers/index.js';
 export type {
   FieldContext,
@@ -139,6 +141,10 @@ export type {
   UniqueLookup,
   UniqueValidatorOptions,
   UniqueTogetherValidatorOptions,
+  ModelSerializerOptions,
+  ModelShape,
+  ExtraKwargs,
+  RelatedRow,
 } from './serializers/index.js';
 export { constraintViolation, type ConstraintViolation } from './db/constraint-errors.js';
 export type { DecimalOptions as DecimalFieldOptions, DecimalRounding, JSONOptions as JSONFieldOptions } from './serializers/fields.js';

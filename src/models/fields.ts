@@ -122,6 +122,12 @@ export class ModelField<
   declare readonly $null: N;
   declare readonly $dbDefault: D;
   declare readonly $appDefault: A;
+  /** Phantom: `blank: true` (a model serializer's field is then not required). */
+  declare readonly $blank: boolean;
+  /** Phantom: the value is written by the database or the model, never by a client (automatic keys, `autoNow`, `autoNowAdd`). */
+  declare readonly $generated: boolean;
+  /** Phantom: a `decimal` field (a string in a serializer, where a `bigInteger` is a number). */
+  declare readonly $decimal: boolean;
   /** The kind-specific options (`maxLength`, `maxDigits`, `autoNow`, …) are kept here with the common ones. */
   readonly options: Readonly<Record<string, unknown> & ModelFieldOptions>;
 
@@ -380,6 +386,20 @@ type TargetNameOf<To> = To extends 'self'
         : string;
 
 type NullOf<O> = O extends { null: true } ? true : false;
+type BlankOf<O> = O extends { blank: true } ? true : false;
+
+/**
+ * The phantom facts a factory records beyond the column's types, for the
+ * types a model serializer derives from a field (never set at run time).
+ */
+export interface FieldTraits<Blank extends boolean = boolean, Generated extends boolean = boolean, Decimal extends boolean = boolean> {
+  readonly $blank: Blank;
+  readonly $generated: Generated;
+  readonly $decimal: Decimal;
+}
+
+/** An automatic primary key's field type (`field.auto()`, the `id` a model adds). */
+export type AutoField = ModelField<number, false, true, true, true> & FieldTraits<false, true, false>;
 type HasDefault<O> = O extends { default: infer V } ? ([V] extends [undefined] ? false : true) : false;
 type HasConstantDefault<O> = O extends { default: infer V }
   ? [V] extends [undefined]
@@ -393,15 +413,18 @@ type Or<A extends boolean, B extends boolean> = A extends true ? true : B;
 type ChoiceOf<O, T> = O extends { choices: ReadonlyArray<readonly [infer V, string]> } ? (V extends T ? V : T) : T;
 
 /** The `ModelField` a factory returns for options `O`. */
-type FieldFor<T, O> = ModelField<ChoiceOf<O, T>, NullOf<O>, HasConstantDefault<O>, HasDefault<O>, PrimaryKeyOf<O>>;
+type FieldFor<T, O, Decimal extends boolean = false> = ModelField<ChoiceOf<O, T>, NullOf<O>, HasConstantDefault<O>, HasDefault<O>, PrimaryKeyOf<O>> &
+  FieldTraits<BlankOf<O>, false, Decimal>;
 type PrimaryKeyOf<O> = O extends { primaryKey: true } ? true : false;
+/** The `RelationField` a `foreignKey`/`oneToOne` factory returns for options `O`. */
+type RelationFor<O> = RelationField<number, NullOf<O>, HasConstantDefault<O>, HasDefault<O>, PrimaryKeyOf<O>> & FieldTraits<BlankOf<O>, false, false>;
 
 function make<T>(kind: FieldKind) {
-  return <const O extends ModelFieldOptions<T>>(options?: O): FieldFor<T, O> => new ModelField(kind, options);
+  return <const O extends ModelFieldOptions<T>>(options?: O): FieldFor<T, O> => new ModelField(kind, options) as FieldFor<T, O>;
 }
 function sized<T extends string>(kind: FieldKind, maxLength: number) {
   return <const O extends Partial<CharOptions<T>>>(options?: O): FieldFor<T, O> =>
-    new ModelField(kind, { maxLength, ...options });
+    new ModelField(kind, { maxLength, ...options }) as FieldFor<T, O>;
 }
 
 /**
@@ -413,17 +436,17 @@ function sized<T extends string>(kind: FieldKind, maxLength: number) {
  */
 export const field = {
   /** `AutoField`: an auto-incremented integer primary key (`serial` / `integer … autoincrement`). */
-  auto: (options?: Pick<ModelFieldOptions, 'verboseName'>): ModelField<number, false, true, true, true> => new ModelField('auto', options),
+  auto: (options?: Pick<ModelFieldOptions, 'verboseName'>): AutoField => new ModelField('auto', options) as AutoField,
   /** `BigAutoField`: a 64-bit auto-incremented primary key (`bigserial`). */
-  bigAuto: (options?: Pick<ModelFieldOptions, 'verboseName'>): ModelField<number, false, true, true, true> => new ModelField('bigAuto', options),
+  bigAuto: (options?: Pick<ModelFieldOptions, 'verboseName'>): AutoField => new ModelField('bigAuto', options) as AutoField,
   /** `CharField(max_length=…)`: `varchar(n)`. */
-  char: <const O extends CharOptions>(options: O): FieldFor<string, O> => new ModelField('char', options),
+  char: <const O extends CharOptions>(options: O): FieldFor<string, O> => new ModelField('char', options) as FieldFor<string, O>,
   text: make<string>('text'),
   integer: make<number>('integer'),
   bigInteger: make<string | number>('bigInteger'),
   float: make<number>('float'),
   /** `DecimalField(max_digits=…, decimal_places=…)`: `numeric(p, s)`. */
-  decimal: <const O extends DecimalOptions>(options: O): FieldFor<string | number, O> => new ModelField('decimal', options),
+  decimal: <const O extends DecimalOptions>(options: O): FieldFor<string | number, O, true> => new ModelField('decimal', options) as FieldFor<string | number, O, true>,
   boolean: make<boolean>('boolean'),
   date: make<string>('date'),
   /** `DateTimeField`: `timestamptz` / ISO-8601 text; `autoNowAdd` and `autoNow` are a database default of now. */
@@ -435,7 +458,8 @@ export const field = {
     Or<HasConstantDefault<O>, O extends { autoNow: true } | { autoNowAdd: true } ? true : false>,
     Or<HasDefault<O>, O extends { autoNow: true } | { autoNowAdd: true } ? true : false>,
     PrimaryKeyOf<O>
-  > => new ModelField('datetime', options),
+  > &
+    FieldTraits<BlankOf<O>, O extends { autoNow: true } | { autoNowAdd: true } ? true : false, false> => new ModelField('datetime', options) as never,
   time: make<string>('time'),
   uuid: make<string>('uuid'),
   /** `EmailField`: `varchar(254)`. */
@@ -444,18 +468,16 @@ export const field = {
   url: sized<string>('url', 200),
   /** `SlugField`: `varchar(50)`, indexed. */
   slug: <const O extends Partial<CharOptions>>(options?: O): FieldFor<string, O> =>
-    new ModelField('slug', { maxLength: 50, dbIndex: true, ...options }),
+    new ModelField('slug', { maxLength: 50, dbIndex: true, ...options }) as FieldFor<string, O>,
   /** `JSONField`: `jsonb` / text, read as the JSON text. */
   json: make<unknown>('json'),
   /**
    * `ForeignKey(to, on_delete=…)`: the column is `<name>_id`, an integer
    * referencing the target's primary key, indexed.
    */
-  foreignKey: <const O extends RelationOptions>(to: TargetRef, options: O): RelationField<number, NullOf<O>, HasConstantDefault<O>, HasDefault<O>, PrimaryKeyOf<O>> =>
-    new RelationField('foreignKey', to, options),
+  foreignKey: <const O extends RelationOptions>(to: TargetRef, options: O): RelationFor<O> => new RelationField('foreignKey', to, options) as RelationFor<O>,
   /** `OneToOneField(to, on_delete=…)`: a foreign key with a unique constraint. */
-  oneToOne: <const O extends RelationOptions>(to: TargetRef, options: O): RelationField<number, NullOf<O>, HasConstantDefault<O>, HasDefault<O>, PrimaryKeyOf<O>> =>
-    new RelationField('oneToOne', to, options),
+  oneToOne: <const O extends RelationOptions>(to: TargetRef, options: O): RelationFor<O> => new RelationField('oneToOne', to, options) as RelationFor<O>,
   /**
    * `ManyToManyField(to)`: no column on the model's table. Without `through`
    * a join table `<table>_<field>` is created with an `id`, `<source>_id`

@@ -1,5 +1,5 @@
 export { ModelField, RelationField, ManyToManyField, field, joinColumns, autoJoinTableName, defaultModelName } from './fields.js';
-export type { ManyToManyOptions, ModelNames, ModelNameOfTable, FieldKind, ModelFieldOptions, CharOptions, DecimalOptions, DateTimeOptions, RelationOptions, OnDelete, Choice, TargetRef, RelationTarget } from './fields.js';
+export type { ManyToManyOptions, ModelNames, ModelNameOfTable, FieldKind, ModelFieldOptions, CharOptions, DecimalOptions, DateTimeOptions, RelationOptions, OnDelete, FieldTraits, AutoField, Choice, TargetRef, RelationTarget } from './fields.js';
 export { Model, model, checkConstraint, uniqueConstraint } from './model.js';
 export type { ModelMeta, IndexDeclaration, ConstraintDeclaration, FieldMap, WithPrimaryKey, ColumnTypeOf, TableOf, InsertOf, AnyModel, DatabaseOf, JoinTableOf, JoinTablesOf } from './model.js';
 export { columnType } from './column-types.js';

@@ -1,5 +1,5 @@
 import type { ColumnType, Insertable, Selectable, Updateable } from 'kysely';
-import { ModelField, field, ManyToManyField, RelationField, defaultModelName, type ModelNameOfTable, type RelationTarget } from './fields.js';
+import { ModelField, field, ManyToManyField, RelationField, defaultModelName, type AutoField, type ModelNameOfTable, type RelationTarget } from './fields.js';
 
 /** An index from `meta.indexes` (Django's `models.Index(fields=…, name=…)`). */
 export interface IndexDeclaration {
@@ -59,7 +59,7 @@ type AnyPrimaryKey<F extends FieldMap> = true extends {
   : false;
 
 /** The declared fields plus `id: field.auto()` unless a field is the primary key. */
-export type WithPrimaryKey<F extends FieldMap> = AnyPrimaryKey<F> extends true ? F : { id: ModelField<number, false, true, true, true> } & F;
+export type WithPrimaryKey<F extends FieldMap> = AnyPrimaryKey<F> extends true ? F : { id: AutoField } & F;
 
 /** The column a field is stored in: `author` → `author_id` for relations. */
 type ColumnOf<K, F> = F extends RelationField ? `${K & string}_id` : K & string;

@@ -3,3 +3,4 @@ export * from './fields.js';
 export * from './relations.js';
 export * from './serializer.js';
 export * from './validators.js';
+export * from './model.js';

@@ -242,7 +242,10 @@ export class Serializer<S extends Shape> extends Field<InputOf<S>, OutputOf<S>> 
         out[info.name] = { ...baseInfo(info), children: info.field.describe() };
         continue;
       }
-      out[info.name] = { ...baseInfo(info), ...info.limits };
+      const limits = { ...info.limits };
+      // DRF's SimpleMetadata lists the choices of writable fields only.
+      if (info.readOnly) delete limits['choices'];
+      out[info.name] = { ...baseInfo(info), ...limits };
     }
     return out;
   }

@@ -1,0 +1,618 @@
+import type { Kysely } from 'kysely';
+import type { ApiRequest } from '../request.js';
+import { toDbBoolean, toDbTimestamp } from '../db/schema.js';
+import { RelationField, type ModelField, type RelationTarget } from '../models/fields.js';
+import type { AnyModel } from '../models/model.js';
+import type { ModelSaving, SaveContext } from '../models/saving.js';
+import { Field, type FieldFlags, type FieldOptions, type FieldValidator } from './field.js';
+import {
+  BooleanField,
+  CharField,
+  ChoiceField,
+  DateField,
+  DateTimeField,
+  DecimalField,
+  EmailField,
+  FloatField,
+  IntegerField,
+  JSONField,
+  ListField,
+  SlugField,
+  TimeField,
+  URLField,
+  UUIDField,
+  type AnyField,
+} from './fields.js';
+import { HyperlinkedIdentityField, HyperlinkedRelatedField, PrimaryKeyRelatedField } from './relations.js';
+import { Serializer, type Shape } from './serializer.js';
+import { UniqueTogetherValidator, UniqueValidator } from './validators.js';
+
+// DRF's ModelSerializer (rest_framework/serializers.py and
+// rest_framework/utils/field_mapping.py): the fields of a serializer derived
+// from a model declaration with DRF's rules, and the writes of DRF's
+// `create()`/`update()` on the model's table.
+
+/** The options of a field that `extraKwargs` may set (DRF's `extra_kwargs`). */
+export type ExtraKwargs = FieldOptions<never> & {
+  maxLength?: number;
+  minLength?: number;
+  minValue?: number;
+  maxValue?: number;
+  allowBlank?: boolean;
+};
+
+/** What `modelSerializer(Model, options)` takes (DRF's `class Meta`). */
+export interface ModelSerializerOptions<M extends AnyModel = AnyModel> {
+  /** The fields, in order (`'__all__'`: DRF's default order — the key, declared fields, fields, then relations). */
+  fields?: '__all__' | readonly string[];
+  /** Model fields left out (only with `fields` not given or `'__all__'`). */
+  exclude?: readonly (keyof M['fields'] & string)[];
+  /** Fields rendered but never accepted (DRF's `read_only_fields`). */
+  readOnlyFields?: readonly string[];
+  /** Options merged into the derived fields, as DRF's `extra_kwargs`. */
+  extraKwargs?: { readonly [K in keyof M['fields']]?: ExtraKwargs };
+  /** Fields declared by hand: they replace a derived field of the same name, or add one (`computed(…)`). */
+  declared?: Shape;
+  /** Relations rendered as nested read-only serializers of the target, this many levels deep (0 to 10). */
+  depth?: number;
+  /**
+   * DRF's `HyperlinkedModelSerializer`: a `url` identity field (view
+   * `<modelName>-detail`) instead of the key, and relations as links to
+   * `<target modelName>-detail`.
+   */
+  hyperlinked?: boolean;
+  /** The identity field's name with `hyperlinked` (DRF's `URL_FIELD_NAME`; default `url`). */
+  urlFieldName?: string;
+  /** The OpenAPI component name (default: the model's `objectName`). */
+  name?: string;
+  /** Serializer-level validators; when given they replace the derived unique-together validators, as DRF's `Meta.validators`. */
+  validators?: readonly FieldValidator<unknown>[];
+}
+
+// ------------------------------------------------------------------ types
+
+/** A related row, as a related field's validated value. */
+export type RelatedRow = Record<string, unknown>;
+type AnyModelField = ModelField<unknown, boolean, boolean, boolean, boolean>;
+type Simplify<T> = { [K in keyof T]: T[K] } & {};
+type OrNull<MF extends AnyModelField, T> = MF['$null'] extends true ? T | null : T;
+
+/** The validated value of a model field's serializer field. */
+type InValue<MF extends AnyModelField> = MF extends RelationField
+  ? RelatedRow
+  : MF['$decimal'] extends true
+    ? string
+    : unknown extends MF['$type']
+      ? string // a JSON column's text
+      : MF['$type'] extends boolean
+        ? boolean
+        : Date extends MF['$type']
+          ? Date
+          : number extends MF['$type']
+            ? number // integer, float, bigInteger (text from PostgreSQL's driver)
+            : MF['$type'];
+
+/** The rendered value of a model field's serializer field. */
+type OutValue<MF extends AnyModelField, O> = MF extends RelationField
+  ? Depth<O> extends true
+    ? Record<string, unknown>
+    : O extends { hyperlinked: true }
+      ? string
+      : number
+  : MF['$decimal'] extends true
+    ? string
+    : unknown extends MF['$type']
+      ? unknown
+      : Date extends MF['$type']
+        ? string
+        : number extends MF['$type']
+          ? number
+          : MF['$type'];
+
+type Depth<O> = O extends { depth: infer D extends number } ? (D extends 0 ? false : true) : false;
+type ListOf<O, Key extends string> = O extends { [P in Key]: readonly (infer N)[] } ? N : never;
+type ExtraOf<O, K> = O extends { extraKwargs: infer E } ? (K extends keyof E ? E[K] : {}) : {};
+
+/** DRF's flags of a derived field: read-only when generated (or a nested relation), optional with null, blank or a default. */
+type FlagsOfModelField<MF extends AnyModelField, O, K> = ApplyExtra<
+  {
+    readOnly: MF['$generated'] extends true ? true : MF extends RelationField ? Depth<O> : false;
+    writeOnly: false;
+    optional: true extends MF['$null'] | MF['$appDefault'] | MF['$blank'] | MF['$generated'] ? true : false;
+  },
+  ExtraOf<O, K>,
+  K extends ListOf<O, 'readOnlyFields'> ? true : false
+>;
+
+type ApplyExtra<F extends FieldFlags, E, ReadOnly extends boolean> = {
+  readOnly: ReadOnly extends true ? true : E extends { readOnly: true } ? true : F['readOnly'];
+  writeOnly: E extends { writeOnly: true } ? true : F['writeOnly'];
+  optional: E extends { required: false } ? true : E extends { required: true } ? false : E extends { default: unknown } ? true : F['optional'];
+};
+
+/** The serializer field derived from model field `MF` named `K`. */
+type DerivedField<MF extends AnyModelField, O, K> = Field<OrNull<MF, InValue<MF>>, OrNull<MF, OutValue<MF, O>>, FlagsOfModelField<MF, O, K>>;
+
+type UrlName<O> = O extends { urlFieldName: infer U extends string } ? U : 'url';
+type UrlField = Field<never, string, { readOnly: true; writeOnly: false; optional: true }>;
+type DeclaredOf<O> = O extends { declared: infer D extends Shape } ? D : {};
+type PrimaryKeyOf<F> = { [K in keyof F]: F[K] extends { $primaryKey: true } ? K : never }[keyof F];
+type DefaultNames<F, O> = (O extends { hyperlinked: true } ? UrlName<O> | Exclude<keyof F, PrimaryKeyOf<F>> : keyof F) | keyof DeclaredOf<O>;
+type NamesOf<F, O> = O extends { fields: readonly (infer N)[] } ? N : Exclude<DefaultNames<F, O>, ListOf<O, 'exclude'>>;
+
+/** The fields of `modelSerializer(M, O)`, by name: declared fields as declared, model fields as DRF derives them. */
+export type ModelShape<M extends AnyModel, O> = {
+  [K in NamesOf<M['fields'], O> & string]: AsField<
+    K extends keyof DeclaredOf<O>
+      ? DeclaredOf<O>[K]
+      : K extends keyof M['fields']
+        ? DerivedField<M['fields'][K], O, K>
+        : K extends UrlName<O>
+          ? UrlField
+          : never
+  >;
+};
+type AsField<X> = X extends AnyField ? X : never;
+
+// ------------------------------------------------------------------ the serializer
+
+/**
+ * DRF's `ModelSerializer`: a `Serializer` whose fields are derived from a
+ * model (see `modelSerializer`), which also writes: `create` inserts the
+ * validated data into the model's table, `update` writes the fields given.
+ * A model view (or any view's `performCreate`/`performUpdate`) calls them.
+ */
+export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Shape>
+  extends Serializer<S>
+  implements ModelSaving<M['$inferSelect'] & Record<string, unknown>>
+{
+  readonly depth: number;
+  private readonly nestedRelations: readonly (readonly [name: string, target: ModelSerializer])[];
+
+  constructor(
+    readonly model: M,
+    readonly options: ModelSerializerOptions<M>,
+    fieldOptions: FieldOptions<unknown> = {},
+  ) {
+    const built = buildFields(model, options);
+    super(built.fields as S, { name: options.name ?? model.objectName, validators: built.validators, ...fieldOptions });
+    this.depth = options.depth ?? 0;
+    this.nestedRelations = built.nested;
+  }
+
+  /**
+   * Inserts the validated data as a new row (`model.insertValues` fills
+   * callable defaults and `autoNowAdd`) and returns it as stored, with the
+   * nested relations loaded.
+   */
+  async create(db: Kysely<any>, data: Record<string, unknown>, _ctx: SaveContext = { request: null }): Promise<M['$inferSelect'] & Record<string, unknown>> {
+    this.refuseNestedWrites('create', data);
+    const values = this.model.insertValues(this.columnValues(data) as never) as Record<string, unknown>;
+    const row = (await db.insertInto(this.model.tableName).values(storable(values)).returningAll().executeTakeFirstOrThrow()) as Record<string, unknown>;
+    await this.loadRelated(db, [row]);
+    return row as M['$inferSelect'] & Record<string, unknown>;
+  }
+
+  /**
+   * Writes the fields given (all of them for PUT, those sent for PATCH) to
+   * `instance`'s row, `autoNow` fields set to now (`model.updateValues`),
+   * and returns the row as stored.
+   */
+  async update(db: Kysely<any>, instance: Record<string, unknown>, data: Record<string, unknown>, _ctx: SaveContext = { request: null }): Promise<M['$inferSelect'] & Record<string, unknown>> {
+    this.refuseNestedWrites('update', data);
+    const changes = this.model.updateValues(this.columnValues(data) as never) as Record<string, unknown>;
+    const pk = this.model.primaryKey;
+    let row: Record<string, unknown>;
+    if (Object.keys(changes).length === 0) {
+      row = (await db.selectFrom(this.model.tableName).selectAll().where(pk, '=', instance[pk]).executeTakeFirstOrThrow()) as Record<string, unknown>;
+    } else {
+      row = (await db.updateTable(this.model.tableName).set(storable(changes)).where(pk, '=', instance[pk]).returningAll().executeTakeFirstOrThrow()) as Record<string, unknown>;
+    }
+    await this.loadRelated(db, [row]);
+    return row as M['$inferSelect'] & Record<string, unknown>;
+  }
+
+  /**
+   * The relations the representation reads: to-one fields rendered nested
+   * (`depth`) by field name, deeper levels as Django writes them
+   * (`author__publisher`).
+   */
+  relatedToLoad(): { selectRelated: readonly string[]; prefetchRelated: readonly string[] } {
+    const selectRelated: string[] = [];
+    for (const [name, nested] of this.nestedRelations) {
+      selectRelated.push(name);
+      for (const deeper of nested.relatedToLoad().selectRelated) selectRelated.push(`${name}__${deeper}`);
+    }
+    return { selectRelated, prefetchRelated: [] };
+  }
+
+  /**
+   * Attaches the related rows the representation reads (`row.author = {…}`)
+   * to `rows`, one query per relation and level, as a model view does for a
+   * page.
+   */
+  async loadRelated(db: Kysely<any>, rows: Record<string, unknown>[]): Promise<void> {
+    for (const [name, nested] of this.nestedRelations) {
+      const f = this.model.fields[name] as RelationField;
+      const column = f.columnName(name);
+      const targetPk = nested.model.primaryKey;
+      const keys = [...new Set(rows.map((r) => r[column]).filter((k) => k !== null && k !== undefined))];
+      const related =
+        keys.length === 0
+          ? []
+          : ((await db.selectFrom(nested.model.tableName).selectAll().where(targetPk, 'in', keys as never[]).execute()) as Record<string, unknown>[]);
+      await nested.loadRelated(db, related);
+      const byKey = new Map(related.map((r) => [String(r[targetPk]), r]));
+      for (const r of rows) r[name] = r[column] === null || r[column] === undefined ? null : (byKey.get(String(r[column])) ?? null);
+    }
+  }
+
+  /** The validated data as column values: a related row becomes its key, a field with a `source` writes that column. */
+  private columnValues(data: Record<string, unknown>): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    const fields = this.fields as Shape;
+    for (const [name, value] of Object.entries(data)) {
+      if (value === undefined) continue;
+      const source = fields[name]?.source ?? name;
+      const found = modelFieldFor(this.model, source);
+      if (!found) {
+        throw new TypeError(
+          `Got a TypeError when calling ${this.model.objectName}'s create or update: the field \`${name}\` of serializer \`${this.name ?? 'ModelSerializer'}\` ` +
+            `is not a field of the model (${this.model.tableName}). Leave it out of the validated data, or make it read-only.`,
+        );
+      }
+      const [fieldName, mf] = found;
+      out[mf.columnName(fieldName)] = mf instanceof RelationField ? relatedKey(value, targetOf(this.model, mf).primaryKey) : value;
+    }
+    return out;
+  }
+
+  /** DRF's `raise_errors_on_nested_writes`: writable nested data is a programming error, not a client's. */
+  private refuseNestedWrites(method: 'create' | 'update', data: Record<string, unknown>): void {
+    for (const [name, field] of Object.entries(this.fields as Shape)) {
+      if (field.readOnly || !Object.hasOwn(data, name)) continue;
+      const nested = field instanceof Serializer || (field instanceof ListField && field.child instanceof Serializer);
+      const value = data[name];
+      const dotted = (field.source ?? '').includes('.');
+      if ((nested || dotted) && value !== null && typeof value === 'object' && !(value instanceof Date)) {
+        const kind = nested ? 'nested' : 'dotted-source';
+        throw new Error(
+          `The \`.${method}()\` method does not support writable ${kind} fields by default.\n` +
+            `Write an explicit \`.${method}()\` method for serializer \`${this.name ?? 'ModelSerializer'}\`, or set \`read_only=True\` on ${kind} serializer fields.`,
+        );
+      }
+    }
+  }
+}
+
+/**
+ * Declares a model serializer, as DRF's `ModelSerializer` with its `Meta`:
+ * the fields are derived from the model with DRF's rules (the automatic key
+ * and `autoNow` fields read-only, `maxLength`, `choices`, `null` → may be
+ * null and not required, `blank`, defaults, decimal digits, integer ranges,
+ * `unique` → `UniqueValidator`, `uniqueTogether` and unique constraints →
+ * `UniqueTogetherValidator`, foreign keys as primary keys of the target),
+ * and the validated input and output types are inferred from the model.
+ *
+ * @example
+ * const BookSerializer = modelSerializer(Book, {
+ *   fields: ['id', 'title', 'author', 'year'],
+ *   readOnlyFields: ['year'],
+ * });
+ * type BookInput = Infer<typeof BookSerializer>['input']; // { title: string; author: RelatedRow }
+ */
+export function modelSerializer<M extends AnyModel, const O extends ModelSerializerOptions<M>>(
+  model: M,
+  options: O = {} as O,
+): ModelSerializer<M, ModelShape<M, O>> {
+  return new ModelSerializer<M, ModelShape<M, O>>(model, options);
+}
+
+// ------------------------------------------------------------------ building the fields
+
+interface Built {
+  fields: Shape;
+  validators: readonly FieldValidator<unknown>[];
+  nested: (readonly [string, ModelSerializer])[];
+}
+
+/** Django's ranges of the integer columns (PostgreSQL's `integer`; SQLite's column holds more). */
+const INTEGER_RANGE = { minValue: -2147483648, maxValue: 2147483647 } as const;
+
+function buildFields(model: AnyModel, options: ModelSerializerOptions): Built {
+  const depth = options.depth ?? 0;
+  if (!Number.isInteger(depth) || depth < 0) throw new TypeError("'depth' may not be negative.");
+  if (depth > 10) throw new TypeError("'depth' may not be greater than 10.");
+  const declared = options.declared ?? {};
+  const urlName = options.urlFieldName ?? 'url';
+  const names = fieldNames(model, options, declared, urlName);
+  const extra = extraKwargs(model, options, names, declared);
+  const fields: Shape = {};
+  const nested: (readonly [string, ModelSerializer])[] = [];
+  for (const name of names) {
+    if (Object.hasOwn(declared, name)) {
+      fields[name] = declared[name]!;
+      continue;
+    }
+    const kwargs = extra[name] ?? {};
+    const source = typeof kwargs.source === 'string' && kwargs.source !== '*' ? kwargs.source : name;
+    const mf = model.fields[source];
+    if (mf) {
+      if (mf instanceof RelationField && depth > 0) {
+        const inner = new ModelSerializer(targetOf(model, mf) as AnyModel, { depth: depth - 1, hyperlinked: options.hyperlinked ?? false, urlFieldName: urlName }, { readOnly: true, source });
+        fields[name] = inner as unknown as AnyField;
+        nested.push([source, inner]);
+        continue;
+      }
+      fields[name] = mf instanceof RelationField ? relationalField(model, source, mf, options, kwargs) : standardField(model, source, mf, kwargs);
+      continue;
+    }
+    if (options.hyperlinked && name === urlName) {
+      fields[name] = new HyperlinkedIdentityField({ viewName: `${model.modelName}-detail`, lookupField: model.primaryKey, ...(kwargs as object) }) as AnyField;
+      continue;
+    }
+    throw new TypeError(`Field name \`${name}\` is not valid for model \`${model.objectName}\` in serializer \`${options.name ?? model.objectName}\`.`);
+  }
+  const validators = options.validators ?? uniqueTogetherValidators(model, fields);
+  return { fields, validators, nested };
+}
+
+/** DRF's `get_field_names`: `fields` as given (declared ones must be among them), else the defaults minus `exclude`. */
+function fieldNames(model: AnyModel, options: ModelSerializerOptions, declared: Shape, urlName: string): string[] {
+  const label = options.name ?? model.objectName;
+  if (options.fields !== undefined && options.fields !== '__all__') {
+    if (options.exclude) throw new TypeError(`Cannot set both 'fields' and 'exclude' options on serializer ${label}.`);
+    for (const name of Object.keys(declared)) {
+      if (!options.fields.includes(name)) {
+        throw new TypeError(`The field '${name}' was declared on serializer ${label}, but has not been included in the 'fields' option.`);
+      }
+    }
+    return [...options.fields];
+  }
+  // DRF's get_default_field_names: the key (or the URL), declared fields, plain fields, then relations.
+  const plain = Object.entries(model.fields).filter(([n, f]) => !(f instanceof RelationField) && n !== model.primaryKey).map(([n]) => n);
+  const relations = Object.entries(model.fields).filter(([n, f]) => f instanceof RelationField && n !== model.primaryKey).map(([n]) => n);
+  const names = [...new Set([options.hyperlinked ? urlName : model.primaryKey, ...Object.keys(declared), ...plain, ...relations])];
+  for (const name of options.exclude ?? []) {
+    if (!names.includes(name)) {
+      throw new TypeError(`The field '${name}' was included on serializer ${label} in the 'exclude' option, but does not match any model field.`);
+    }
+    if (Object.hasOwn(declared, name)) throw new TypeError(`Cannot both declare the field '${name}' and include it in the ${label} 'exclude' option.`);
+  }
+  return names.filter((n) => !(options.exclude ?? []).includes(n as never));
+}
+
+/**
+ * DRF's `get_extra_kwargs` and `get_uniqueness_extra_kwargs`: `readOnlyFields`
+ * become `readOnly`, and a field of a unique-together set is required (or
+ * takes its model default) so the validator can check the set on create.
+ */
+function extraKwargs(model: AnyModel, options: ModelSerializerOptions, names: readonly string[], declared: Shape): Record<string, ExtraKwargs> {
+  const out: Record<string, ExtraKwargs> = {};
+  for (const [name, kwargs] of Object.entries(options.extraKwargs ?? {})) out[name] = { ...(kwargs as ExtraKwargs) };
+  for (const name of options.readOnlyFields ?? []) out[name] = { ...out[name], readOnly: true };
+  if (options.validators !== undefined) return out;
+  const modelFieldNames = new Set(names.filter((n) => !Object.hasOwn(declared, n) && n in model.fields));
+  for (const set of uniqueSets(model)) {
+    if (!set.every((n) => modelFieldNames.has(n))) continue;
+    for (const name of set) {
+      const mf = model.fields[name]!;
+      const d = mf.options.default;
+      const value: ExtraKwargs =
+        d !== undefined ? { default: d as never } : mf.null ? { default: null as never } : { required: true };
+      out[name] = { ...value, ...out[name] };
+    }
+  }
+  return out;
+}
+
+/** `meta.uniqueTogether` and the unique constraints over more than one field. */
+function uniqueSets(model: AnyModel): (readonly string[])[] {
+  const fieldName = (n: string): string => Object.entries(model.fields).find(([name, f]) => name === n || f.columnName(name) === n)?.[0] ?? n;
+  const sets = [...(model.meta.uniqueTogether ?? [])];
+  for (const c of model.meta.constraints ?? []) if (c.kind === 'unique' && c.fields.length > 1) sets.push(c.fields);
+  return sets.map((s) => s.map(fieldName));
+}
+
+/** DRF's `get_unique_together_validators`: one per set whose fields are all writable fields of the serializer. */
+function uniqueTogetherValidators(model: AnyModel, fields: Shape): FieldValidator<unknown>[] {
+  const bySource = new Map<string, string>();
+  for (const [name, f] of Object.entries(fields)) {
+    if (f.readOnly && !f.hasDefault) continue;
+    const source = f.source ?? name;
+    if (source === '*' || source.includes('.')) continue;
+    const found = modelFieldFor(model, source);
+    bySource.set(found ? found[0] : source, name);
+  }
+  const out: FieldValidator<unknown>[] = [];
+  for (const set of uniqueSets(model)) {
+    if (!set.every((n) => bySource.has(n))) continue;
+    out.push(new UniqueTogetherValidator({ queryset: model.tableName, fields: set.map((n) => bySource.get(n)!), pk: model.primaryKey }));
+  }
+  return out;
+}
+
+/** Django's `unique` message: `book with this isbn already exists.` */
+function uniqueMessage(model: AnyModel, name: string, mf: AnyModelField): string {
+  return `${model.verboseName} with this ${verboseNameOf(name, mf)} already exists.`;
+}
+
+function verboseNameOf(name: string, mf: AnyModelField): string {
+  if (mf.options.verboseName) return mf.options.verboseName;
+  if ((mf.kind === 'auto' || mf.kind === 'bigAuto') && name === 'id') return 'ID';
+  return name.replaceAll('_', ' ');
+}
+
+function capfirst(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+/** Whether a single-field unique constraint (or `unique`, or being the key) covers `name`. */
+function isUnique(model: AnyModel, name: string, mf: AnyModelField): boolean {
+  if (mf.options.unique === true || mf.options.primaryKey === true) return true;
+  return (model.meta.constraints ?? []).some((c) => c.kind === 'unique' && c.fields.length === 1 && (c.fields[0] === name || c.fields[0] === mf.columnName(name)));
+}
+
+/** DRF's `include_extra_kwargs`: a read-only field loses what only input uses; `extraKwargs` win. */
+function includeExtra(kwargs: Record<string, unknown>, extra: ExtraKwargs): Record<string, unknown> {
+  const out = { ...kwargs };
+  const e: Record<string, unknown> = { ...extra };
+  if (e['readOnly']) {
+    for (const k of ['required', 'default', 'allowBlank', 'minLength', 'maxLength', 'minValue', 'maxValue', 'validators', 'queryset']) delete out[k];
+  }
+  if (e['default'] !== undefined && out['required'] === false) delete out['required'];
+  if (e['readOnly'] ?? out['readOnly']) delete e['required'];
+  return { ...out, ...e };
+}
+
+/** DRF's `build_standard_field` with `get_field_kwargs`. */
+function standardField(model: AnyModel, name: string, mf: AnyModelField, extra: ExtraKwargs): AnyField {
+  const o = mf.options;
+  const kwargs: Record<string, unknown> = { label: capfirst(verboseNameOf(name, mf)) };
+  if (o.helpText) kwargs['helpText'] = o.helpText;
+  if (mf.kind === 'decimal') {
+    kwargs['maxDigits'] = o['maxDigits'];
+    kwargs['decimalPlaces'] = o['decimalPlaces'];
+  }
+  const generated = mf.kind === 'auto' || mf.kind === 'bigAuto' || (mf.kind === 'datetime' && (o['autoNow'] === true || o['autoNowAdd'] === true));
+  if (generated) {
+    kwargs['readOnly'] = true;
+  } else {
+    if (o.default !== undefined || o.blank === true || mf.null) kwargs['required'] = false;
+    if (mf.null) kwargs['allowNull'] = true;
+    if (o.blank === true && CHAR_KINDS.has(mf.kind)) kwargs['allowBlank'] = true;
+    if (!o.choices) {
+      if (mf.kind === 'integer') Object.assign(kwargs, INTEGER_RANGE);
+      if (typeof o['maxLength'] === 'number' && CHAR_KINDS.has(mf.kind)) kwargs['maxLength'] = o['maxLength'];
+    }
+    const validators: FieldValidator<unknown>[] = [];
+    if (isUnique(model, name, mf)) {
+      validators.push(new UniqueValidator({ queryset: model.tableName, field: mf.columnName(name), message: uniqueMessage(model, name, mf), pk: model.primaryKey }));
+    }
+    if (validators.length > 0) kwargs['validators'] = validators;
+  }
+  const opts = includeExtra(kwargs, extra);
+  if (o.choices) {
+    // DRF's ChoiceField takes only these of the derived options.
+    const valid = ['readOnly', 'writeOnly', 'required', 'default', 'source', 'label', 'helpText', 'errorMessages', 'validators', 'allowNull', 'allowBlank'];
+    const choiceOpts = Object.fromEntries(Object.entries(opts).filter(([k]) => valid.includes(k)));
+    return new ChoiceField(o.choices as never, choiceOpts) as unknown as AnyField;
+  }
+  return fieldOfKind(mf.kind, opts);
+}
+
+const CHAR_KINDS: ReadonlySet<string> = new Set(['char', 'text', 'email', 'url', 'slug']);
+
+/** A `CharField` drawn as a text area (DRF's `style={'base_template': 'textarea.html'}` for a `TextField`). */
+class TextField extends CharField {
+  override readonly inputType = 'textarea';
+}
+
+/** DRF's `serializer_field_mapping`. */
+function fieldOfKind(kind: string, opts: Record<string, unknown>): AnyField {
+  switch (kind) {
+    case 'auto':
+    case 'bigAuto':
+    case 'integer':
+    case 'bigInteger':
+      return new IntegerField(opts) as AnyField;
+    case 'float':
+      return new FloatField(opts) as AnyField;
+    case 'decimal':
+      return new DecimalField(opts as never) as unknown as AnyField;
+    case 'boolean':
+      return new BooleanField(opts) as AnyField;
+    case 'char':
+      return new CharField(opts) as AnyField;
+    case 'text':
+      return new TextField(opts) as AnyField;
+    case 'email':
+      return new EmailField(opts) as AnyField;
+    case 'url':
+      return new URLField(opts) as AnyField;
+    case 'slug':
+      return new SlugField(opts) as AnyField;
+    case 'uuid':
+      return new UUIDField(opts) as AnyField;
+    case 'date':
+      return new DateField(opts) as AnyField;
+    case 'datetime':
+      return new DateTimeField(opts) as unknown as AnyField;
+    case 'time':
+      return new TimeField(opts) as AnyField;
+    case 'json':
+      return new JSONField({ ...opts, column: true }) as AnyField;
+    default:
+      throw new TypeError(`No serializer field for model fields of kind ${kind}.`);
+  }
+}
+
+/** The key field of a target: what a related field validates and renders its values with. */
+function keyField(target: RelationTarget): Field<unknown, unknown, FieldFlags> {
+  const pk = target.fields[target.primaryKey];
+  switch (pk?.kind) {
+    case undefined:
+    case 'auto':
+    case 'bigAuto':
+    case 'integer':
+    case 'bigInteger':
+      return new IntegerField();
+    case 'uuid':
+      return new UUIDField() as unknown as Field<unknown, unknown, FieldFlags>;
+    default:
+      return new CharField() as unknown as Field<unknown, unknown, FieldFlags>;
+  }
+}
+
+/** A relation's target; a target given by table name is taken to have an integer `id`. */
+function targetOf(model: AnyModel, mf: RelationField): RelationTarget {
+  if (mf.to === 'self') return model;
+  return mf.targetModel() ?? { tableName: mf.targetTable(model.tableName), primaryKey: 'id', fields: {} };
+}
+
+/** DRF's `build_relational_field` with `get_relation_kwargs`: the key of the target, or its link with `hyperlinked`. */
+function relationalField(model: AnyModel, name: string, mf: RelationField, options: ModelSerializerOptions, extra: ExtraKwargs): AnyField {
+  const target = targetOf(model, mf);
+  const table = target.tableName;
+  const kwargs: Record<string, unknown> = {
+    label: capfirst(verboseNameOf(name, mf)),
+    source: mf.columnName(name),
+    queryset: (req: ApiRequest) => (req.app.services.get('db') as Kysely<any>).selectFrom(table).selectAll(),
+  };
+  if (mf.options.helpText) kwargs['helpText'] = mf.options.helpText;
+  if (mf.null) kwargs['allowNull'] = true;
+  if (mf.options.default !== undefined || mf.options.blank === true || mf.null) kwargs['required'] = false;
+  if (isUnique(model, name, mf) || mf.kind === 'oneToOne') {
+    kwargs['validators'] = [new UniqueValidator({ queryset: model.tableName, field: mf.columnName(name), message: uniqueMessage(model, name, mf), pk: model.primaryKey })];
+  }
+  const opts = includeExtra(kwargs, extra);
+  if (opts['readOnly']) delete opts['queryset'];
+  if (options.hyperlinked) {
+    const targetName = 'modelName' in target ? (target as AnyModel).modelName : table.slice(table.indexOf('_') + 1);
+    return new HyperlinkedRelatedField({ ...opts, viewName: `${targetName}-detail`, lookupField: target.primaryKey } as never) as unknown as AnyField;
+  }
+  return new PrimaryKeyRelatedField({ ...opts, pkAttribute: target.primaryKey, pkField: keyField(target) } as never) as unknown as AnyField;
+}
+
+// ------------------------------------------------------------------ writing
+
+/** The model field a serializer field's source names: a field name, or a column (`author_id`). */
+function modelFieldFor(model: AnyModel, source: string): [string, AnyModelField] | null {
+  const direct = model.fields[source];
+  if (direct) return [source, direct];
+  for (const [name, f] of Object.entries(model.fields)) if (f.columnName(name) === source) return [name, f];
+  return null;
+}
+
+/** A related row (a related field's validated value) as the key its column stores. */
+function relatedKey(value: unknown, pk: string): unknown {
+  if (value !== null && typeof value === 'object' && !(value instanceof Date)) return (value as Record<string, unknown>)[pk];
+  return value;
+}
+
+/** Values as both drivers bind them: booleans as 1/0, dates as ISO 8601 text. */
+function storable(values: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(values)) out[k] = typeof v === 'boolean' ? toDbBoolean(v) : v instanceof Date ? toDbTimestamp(v) : v;
+  return out;
+}

@@ -1,0 +1,410 @@
+/**
+ * ModelSerializer over HTTP: the fields DRF derives from a model (OPTIONS
+ * `actions` as DRF describes the same model), its messages (unique,
+ * unique together, a missing related row, lengths, null/blank/default
+ * rules), nested and hyperlinked output, and the writes of `create` and
+ * `update` — on SQLite and PostgreSQL.
+ */
+import type { Kysely } from 'kysely';
+import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
+import {
+  GenericAPIView,
+  ListCreateAPIView,
+  RetrieveUpdateAPIView,
+  computed,
+  createApp,
+  field,
+  model,
+  modelSerializer,
+  path,
+  type ApiRequest,
+  type Infer,
+  type RelatedRow,
+  type TrestleApp,
+} from '../../src/index.js';
+import type { Database } from '../../src/db/database.js';
+import { createModel, migration } from '../../src/models/index.js';
+import { testDatabases } from '../helpers/databases.js';
+
+const Author = model('lib_author', {
+  name: field.char({ maxLength: 100, verboseName: 'full name', helpText: 'As printed on the cover.' }),
+  email: field.email({ unique: true }),
+  bio: field.text({ blank: true, default: '' }),
+});
+
+const Book = model(
+  'lib_book',
+  {
+    title: field.char({ maxLength: 20 }),
+    author: field.foreignKey(() => Author, { onDelete: 'cascade' }),
+    editor: field.foreignKey(() => Author, { onDelete: 'setNull', null: true, relatedName: 'edited' }),
+    isbn: field.char({ maxLength: 13, unique: true }),
+    genre: field.char({ maxLength: 10, choices: [['sf', 'Science fiction'], ['poetry', 'Poetry']], default: 'sf' }),
+    pages: field.integer({ null: true }),
+    price: field.decimal({ maxDigits: 6, decimalPlaces: 2, default: '0.00' }),
+    in_print: field.boolean({ default: true }),
+    published: field.date({ null: true }),
+    created: field.datetime({ autoNowAdd: true }),
+    updated: field.datetime({ autoNow: true }),
+    series: field.char({ maxLength: 20, null: true }),
+    number: field.integer({ null: true }),
+  },
+  { uniqueTogether: [['series', 'number']] },
+);
+
+type BookRow = typeof Book.$inferSelect & Record<string, unknown>;
+
+const BookSerializer = modelSerializer(Book, { fields: '__all__' });
+const AuthorSerializer = modelSerializer(Author, { fields: '__all__' });
+const NestedBookSerializer = modelSerializer(Book, { fields: ['id', 'title', 'author', 'editor'], depth: 1 });
+const LinkedBookSerializer = modelSerializer(Book, { fields: ['url', 'title', 'author', 'editor'], hyperlinked: true, name: 'LinkedBook' });
+const TrimmedBookSerializer = modelSerializer(Book, {
+  exclude: ['created', 'updated', 'price', 'published', 'series', 'number', 'editor'],
+  readOnlyFields: ['genre'],
+  extraKwargs: { pages: { minValue: 1, required: true }, isbn: { writeOnly: true } },
+  declared: { shout: computed((b: BookRow) => b.title.toUpperCase(), { type: 'string' }) },
+  name: 'TrimmedBook',
+});
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Row = Record<string, any>;
+const db = (req: ApiRequest) => req.app.services.get('db') as unknown as Kysely<any>;
+
+type AnyModelSerializer = typeof BookSerializer | typeof TrimmedBookSerializer | typeof AuthorSerializer;
+
+/** A list + create and a detail view writing through the serializer's `create`/`update`. */
+function views(table: string, s: AnyModelSerializer) {
+  class List extends ListCreateAPIView<Row> {
+    override serializer = s as never;
+    override getQueryset(req: ApiRequest) {
+      return db(req).selectFrom(table).selectAll().orderBy('id');
+    }
+    override performCreate(req: ApiRequest, data: Record<string, unknown>) {
+      return s.create(db(req), data, { request: req });
+    }
+  }
+  class Detail extends RetrieveUpdateAPIView<Row> {
+    override serializer = s as never;
+    override getQueryset(req: ApiRequest) {
+      return db(req).selectFrom(table).selectAll();
+    }
+    override performUpdate(req: ApiRequest, instance: Row, data: Record<string, unknown>) {
+      return s.update(db(req), instance, data, { request: req });
+    }
+  }
+  return { List, Detail };
+}
+
+/** Renders every book with related rows loaded, as a model view does for a page. */
+function loadedList(s: typeof NestedBookSerializer | typeof LinkedBookSerializer) {
+  return class extends GenericAPIView<Row> {
+    override serializer = s as never;
+    async get(req: ApiRequest) {
+      const rows = (await db(req).selectFrom('lib_book').selectAll().orderBy('id').execute()) as Record<string, unknown>[];
+      await s.loadRelated(db(req), rows);
+      return rows.map((r) => s.toRepresentation(r, { request: req, view: this }));
+    }
+  };
+}
+
+const books = views('lib_book', BookSerializer);
+const trimmed = views('lib_book', TrimmedBookSerializer);
+const authors = views('lib_author', AuthorSerializer);
+
+const schema = migration({ operations: [createModel(Author.tableName, Author.fields, Author.meta), createModel(Book.tableName, Book.fields, Book.meta)] });
+
+describe.each(testDatabases())('ModelSerializer on $name', ({ open }) => {
+  let database: Database;
+  let app: TrestleApp;
+  let k: Kysely<any>;
+
+  beforeEach(async () => {
+    database = await open();
+    k = database.db as unknown as Kysely<any>;
+    // The operations applied directly (the migrator's introspection reads every schema of the server).
+    let state = {};
+    for (const op of schema.operations) {
+      const after = op.stateForwards(state);
+      await op.up(k, state, after);
+      state = after;
+    }
+    await k.insertInto('lib_author').values({ name: 'Ursula K. Le Guin', email: 'ursula@example.com', bio: '' }).execute();
+    await k.insertInto('lib_author').values({ name: 'Frank Herbert', email: 'frank@example.com', bio: '' }).execute();
+    app = await createApp({
+      logger: false,
+      database,
+      settings: { DEFAULT_AUTHENTICATION_CLASSES: [] },
+      routes: [
+        path('books/', books.List, { name: 'book-list' }),
+        path('books/<int:pk>/', books.Detail, { name: 'book-detail' }),
+        path('authors/', authors.List, { name: 'author-list' }),
+        path('authors/<int:pk>/', authors.Detail, { name: 'author-detail' }),
+        path('trimmed/', trimmed.List),
+        path('trimmed/<int:pk>/', trimmed.Detail),
+        path('nested/', loadedList(NestedBookSerializer)),
+        path('linked/', loadedList(LinkedBookSerializer)),
+      ],
+    });
+  });
+  afterEach(async () => {
+    await app.close();
+    await database.close();
+  });
+
+  const post = (url: string, payload: object) => app.inject({ method: 'POST', url, payload });
+  const dune = { title: 'Dune', author: 2, isbn: '9780441013593' };
+
+  function expectJson(res: Awaited<ReturnType<typeof post>>, status: number, body: unknown): void {
+    expect(res.statusCode, res.body).toBe(status);
+    expect(res.headers['content-type']).toBe('application/json');
+    expect(res.json()).toEqual(body);
+  }
+
+  it('OPTIONS describes the fields DRF derives from the model', async () => {
+    const res = await app.inject({ method: 'OPTIONS', url: '/books/' });
+    expect(res.statusCode).toBe(200);
+    const range = { min_value: -2147483648, max_value: 2147483647 };
+    // The order is DRF's: the key, plain fields in declaration order, then relations.
+    expect(Object.keys(res.json().actions.POST)).toEqual([
+      'id', 'title', 'isbn', 'genre', 'pages', 'price', 'in_print', 'published', 'created', 'updated', 'series', 'number', 'author', 'editor',
+    ]);
+    expect(res.json().actions.POST).toEqual({
+      id: { type: 'integer', required: false, read_only: true, label: 'ID' },
+      title: { type: 'string', required: true, read_only: false, label: 'Title', max_length: 20 },
+      isbn: { type: 'string', required: true, read_only: false, label: 'Isbn', max_length: 13 },
+      genre: {
+        type: 'choice',
+        required: false,
+        read_only: false,
+        label: 'Genre',
+        choices: [
+          { value: 'sf', display_name: 'Science fiction' },
+          { value: 'poetry', display_name: 'Poetry' },
+        ],
+      },
+      pages: { type: 'integer', required: false, read_only: false, label: 'Pages', ...range },
+      price: { type: 'decimal', required: false, read_only: false, label: 'Price', max_digits: 6, decimal_places: 2 },
+      in_print: { type: 'boolean', required: false, read_only: false, label: 'In print' },
+      published: { type: 'date', required: false, read_only: false, label: 'Published' },
+      created: { type: 'datetime', required: false, read_only: true, label: 'Created' },
+      updated: { type: 'datetime', required: false, read_only: true, label: 'Updated' },
+      series: { type: 'string', required: false, read_only: false, label: 'Series', max_length: 20 },
+      number: { type: 'integer', required: false, read_only: false, label: 'Number', ...range },
+      author: { type: 'field', required: true, read_only: false, label: 'Author' },
+      editor: { type: 'field', required: false, read_only: false, label: 'Editor' },
+    });
+    const authorOptions = await app.inject({ method: 'OPTIONS', url: '/authors/' });
+    expect(authorOptions.json().actions.POST).toEqual({
+      id: { type: 'integer', required: false, read_only: true, label: 'ID' },
+      name: { type: 'string', required: true, read_only: false, label: 'Full name', help_text: 'As printed on the cover.', max_length: 100 },
+      email: { type: 'email', required: true, read_only: false, label: 'Email', max_length: 254 },
+      bio: { type: 'string', required: false, read_only: false, label: 'Bio' },
+    });
+  });
+
+  it('creates through create(): defaults, autoNowAdd and the foreign key column; renders DRF output', async () => {
+    const res = await post('/books/', dune);
+    expect(res.statusCode, res.body).toBe(201);
+    const body = res.json();
+    expect(body).toEqual({
+      id: 1,
+      title: 'Dune',
+      isbn: '9780441013593',
+      genre: 'sf',
+      pages: null,
+      price: '0.00',
+      in_print: true,
+      published: null,
+      created: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/),
+      updated: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/),
+      series: null,
+      number: null,
+      author: 2,
+      editor: null,
+    });
+    const row = await k.selectFrom('lib_book').selectAll().executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ author_id: 2, editor_id: null, title: 'Dune' });
+    const full = await post('/books/', {
+      title: 'Earthsea',
+      author: 1,
+      editor: 2,
+      isbn: '9780547773742',
+      genre: 'poetry',
+      pages: 183,
+      price: '12.5',
+      in_print: false,
+      published: '1968-09-01',
+    });
+    expect(full.statusCode, full.body).toBe(201);
+    expect(full.json()).toMatchObject({ id: 2, author: 1, editor: 2, genre: 'poetry', pages: 183, price: '12.50', in_print: false, published: '1968-09-01' });
+    expectJson(await app.inject({ url: '/books/2/' }), 200, full.json());
+  });
+
+  it('missing, null, blank, too long, out of range and unknown choices answer as DRF', async () => {
+    expectJson(await post('/books/', {}), 400, {
+      title: ['This field is required.'],
+      isbn: ['This field is required.'],
+      author: ['This field is required.'],
+    });
+    expectJson(await post('/books/', { ...dune, title: 'x'.repeat(21), author: null, pages: 2147483648, genre: 'crime', in_print: null }), 400, {
+      title: ['Ensure this field has no more than 20 characters.'],
+      author: ['This field may not be null.'],
+      pages: ['Ensure this value is less than or equal to 2147483647.'],
+      genre: ['"crime" is not a valid choice.'],
+      in_print: ['This field may not be null.'],
+    });
+    expectJson(await post('/books/', { ...dune, title: '' }), 400, { title: ['This field may not be blank.'] });
+    // blank=True: '' is accepted and the field is not required.
+    const blank = await post('/authors/', { name: 'Anon', email: 'anon@example.com', bio: '' });
+    expectJson(blank, 201, { id: 3, name: 'Anon', email: 'anon@example.com', bio: '' });
+    expectJson(await post('/authors/', { name: 'Nobody', email: 'not-an-email' }), 400, { email: ['Enter a valid email address.'] });
+  });
+
+  it('a foreign key to a missing row is DRF\'s "Invalid pk" message', async () => {
+    expectJson(await post('/books/', { ...dune, author: 999 }), 400, { author: ['Invalid pk "999" - object does not exist.'] });
+    expectJson(await post('/books/', { ...dune, author: 'x' }), 400, { author: ['Incorrect type. Expected pk value, received str.'] });
+    expect(await k.selectFrom('lib_book').selectAll().execute()).toEqual([]);
+  });
+
+  it('unique fields and unique-together sets answer with DRF\'s messages', async () => {
+    expect((await post('/books/', { ...dune, series: 'Dune', number: 1 })).statusCode).toBe(201);
+    expectJson(await post('/books/', { ...dune, title: 'Other' }), 400, { isbn: ['book with this isbn already exists.'] });
+    expectJson(await post('/authors/', { name: 'Again', email: 'frank@example.com' }), 400, { email: ['author with this email already exists.'] });
+    expectJson(await post('/books/', { ...dune, isbn: '1', series: 'Dune', number: 1 }), 400, {
+      non_field_errors: ['The fields series, number must make a unique set.'],
+    });
+    // A PUT keeping its own values is no conflict with itself.
+    const put = await app.inject({ method: 'PUT', url: '/books/1/', payload: { ...dune, series: 'Dune', number: 1, pages: 412 } });
+    expect(put.statusCode, put.body).toBe(200);
+    expect(put.json()).toMatchObject({ id: 1, pages: 412, series: 'Dune', number: 1 });
+  });
+
+  it('updates through update(): only the fields given, autoNow moves, the key column is written', async () => {
+    const created = (await post('/books/', dune)).json();
+    await new Promise((r) => setTimeout(r, 5));
+    const patch = await app.inject({ method: 'PATCH', url: '/books/1/', payload: { editor: 1, pages: 10 } });
+    expect(patch.statusCode, patch.body).toBe(200);
+    const after = patch.json();
+    expect(after).toEqual({ ...created, editor: 1, pages: 10, updated: after.updated });
+    expect(Date.parse(after.updated)).toBeGreaterThan(Date.parse(created.updated));
+    expect(after.created).toBe(created.created);
+    expect(await k.selectFrom('lib_book').select(['editor_id', 'pages', 'title']).executeTakeFirstOrThrow()).toEqual({ editor_id: 1, pages: 10, title: 'Dune' });
+    expectJson(await app.inject({ method: 'PATCH', url: '/books/1/', payload: { editor: null } }), 200, { ...after, editor: null, updated: expect.any(String) });
+  });
+
+  it('exclude, readOnlyFields, extraKwargs and declared fields', async () => {
+    const options = await app.inject({ method: 'OPTIONS', url: '/trimmed/' });
+    expect(options.json().actions.POST).toEqual({
+      id: { type: 'integer', required: false, read_only: true, label: 'ID' },
+      shout: { type: 'field', required: false, read_only: true, label: 'Shout' },
+      title: { type: 'string', required: true, read_only: false, label: 'Title', max_length: 20 },
+      isbn: { type: 'string', required: true, read_only: false, label: 'Isbn', max_length: 13 },
+      genre: { type: 'choice', required: false, read_only: true, label: 'Genre' },
+      pages: { type: 'integer', required: true, read_only: false, label: 'Pages', min_value: 1, max_value: 2147483647 },
+      in_print: { type: 'boolean', required: false, read_only: false, label: 'In print' },
+      author: { type: 'field', required: true, read_only: false, label: 'Author' },
+    });
+    expectJson(await post('/trimmed/', { ...dune, pages: 0, genre: 'poetry' }), 400, { pages: ['Ensure this value is greater than or equal to 1.'] });
+    // genre is read-only: the value sent is ignored and the model default applies; isbn is write-only.
+    expectJson(await post('/trimmed/', { ...dune, pages: 5, genre: 'poetry' }), 201, {
+      id: 1,
+      shout: 'DUNE',
+      title: 'Dune',
+      genre: 'sf',
+      pages: 5,
+      in_print: true,
+      author: 2,
+    });
+  });
+
+  it('depth renders the loaded related rows as nested, read-only serializers', async () => {
+    await post('/books/', { ...dune, editor: 1 });
+    await post('/books/', { ...dune, title: 'Earthsea', isbn: '2', author: 1 });
+    expectJson(await app.inject({ url: '/nested/' }), 200, [
+      {
+        id: 1,
+        title: 'Dune',
+        author: { id: 2, name: 'Frank Herbert', email: 'frank@example.com', bio: '' },
+        editor: { id: 1, name: 'Ursula K. Le Guin', email: 'ursula@example.com', bio: '' },
+      },
+      { id: 2, title: 'Earthsea', author: { id: 1, name: 'Ursula K. Le Guin', email: 'ursula@example.com', bio: '' }, editor: null },
+    ]);
+    expect(NestedBookSerializer.relatedToLoad()).toEqual({ selectRelated: ['author', 'editor'], prefetchRelated: [] });
+    expect(NestedBookSerializer.describe()['author']).toEqual({
+      type: 'nested object',
+      required: false,
+      read_only: true,
+      label: 'Author',
+      children: {
+        id: { type: 'integer', required: false, read_only: true, label: 'ID' },
+        name: { type: 'string', required: true, read_only: false, label: 'Full name', help_text: 'As printed on the cover.', max_length: 100 },
+        email: { type: 'email', required: true, read_only: false, label: 'Email', max_length: 254 },
+        bio: { type: 'string', required: false, read_only: false, label: 'Bio' },
+      },
+    });
+  });
+
+  it('hyperlinked: the url identity field and relations as links', async () => {
+    await post('/books/', { ...dune, editor: 1 });
+    expectJson(await app.inject({ url: '/linked/' }), 200, [
+      { url: 'http://localhost:80/books/1/', title: 'Dune', author: 'http://localhost:80/authors/2/', editor: 'http://localhost:80/authors/1/' },
+    ]);
+    expect(LinkedBookSerializer.describe()).toEqual({
+      url: { type: 'field', required: false, read_only: true, label: 'Url' },
+      title: { type: 'string', required: true, read_only: false, label: 'Title', max_length: 20 },
+      author: { type: 'field', required: true, read_only: false, label: 'Author' },
+      editor: { type: 'field', required: false, read_only: false, label: 'Editor' },
+    });
+  });
+
+  it('writable nested data is a programming error with DRF\'s text', async () => {
+    const Writable = modelSerializer(Book, { fields: ['id', 'title', 'author'], declared: { author: AuthorSerializer } });
+    await expect(Writable.create(k, { title: 'X', author: { name: 'A' } }, { request: null })).rejects.toThrow(
+      'The `.create()` method does not support writable nested fields by default.\nWrite an explicit `.create()` method for serializer `Book`, or set `read_only=True` on nested serializer fields.',
+    );
+  });
+});
+
+describe('ModelSerializer declarations', () => {
+  it('refuses names that are not fields, and declared fields left out of `fields`', () => {
+    expect(() => modelSerializer(Book, { fields: ['id', 'nope'] })).toThrow('Field name `nope` is not valid for model `Book` in serializer `Book`.');
+    expect(() => modelSerializer(Book, { fields: ['id'], declared: { shout: computed(() => 1) } })).toThrow(
+      "The field 'shout' was declared on serializer Book, but has not been included in the 'fields' option.",
+    );
+    expect(() => modelSerializer(Book, { depth: 11 })).toThrow("'depth' may not be greater than 10.");
+  });
+
+  it('infers input and output types from the model and the options', () => {
+    type In = Infer<typeof BookSerializer>['input'];
+    type Out = Infer<typeof BookSerializer>['output'];
+    expectTypeOf<In>().toEqualTypeOf<{
+      title: string;
+      author: RelatedRow;
+      isbn: string;
+      editor?: RelatedRow | null;
+      genre?: 'sf' | 'poetry';
+      pages?: number | null;
+      price?: string;
+      in_print?: boolean;
+      published?: string | null;
+      series?: string | null;
+      number?: number | null;
+    }>();
+    expectTypeOf<Out['id']>().toEqualTypeOf<number>();
+    expectTypeOf<Out['created']>().toEqualTypeOf<string>();
+    expectTypeOf<Out['price']>().toEqualTypeOf<string>();
+    expectTypeOf<Out['author']>().toEqualTypeOf<number>();
+    expectTypeOf<Out['editor']>().toEqualTypeOf<number | null>();
+    type TrimmedIn = Infer<typeof TrimmedBookSerializer>['input'];
+    type TrimmedOut = Infer<typeof TrimmedBookSerializer>['output'];
+    expectTypeOf<TrimmedIn>().toEqualTypeOf<{ title: string; author: RelatedRow; isbn: string; pages: number | null; in_print?: boolean }>();
+    expectTypeOf<keyof TrimmedOut>().toEqualTypeOf<'id' | 'shout' | 'title' | 'genre' | 'pages' | 'in_print' | 'author'>();
+    expectTypeOf<TrimmedOut['shout']>().toEqualTypeOf<string>();
+    expectTypeOf<Infer<typeof LinkedBookSerializer>['output']>().toEqualTypeOf<{ url: string; title: string; author: string; editor: string | null }>();
+    expectTypeOf<Infer<typeof NestedBookSerializer>['output']['author']>().toEqualTypeOf<Record<string, unknown>>();
+    // @ts-expect-error: `exclude` names model fields only.
+    expect(() => modelSerializer(Book, { exclude: ['nope'] })).toThrow(
+      "The field 'nope' was included on serializer Book in the 'exclude' option, but does not match any model field.",
+    );
+  });
+});
