@@ -1,5 +1,5 @@
 import type { AnyModel } from '../models/model.js';
-import { RelationField, type ModelField } from '../models/fields.js';
+import { ManyToManyField, RelationField, type ModelField } from '../models/fields.js';
 import type { User } from '../users/user.js';
 
 /** What a staff user may do with a registered model (Django's view/add/change/delete permissions). */
@@ -82,20 +82,28 @@ export class ModelAdmin<Row = Record<string, unknown>> {
     fieldNames(options.fields, 'fields');
     fieldNames(options.sortableBy, 'sortableBy');
     fieldNames(options.ordering?.map((o) => o.replace(/^-/, '')), 'ordering');
+    for (const n of [...(options.ordering ?? []).map((o) => o.replace(/^-/, '')), ...(options.sortableBy ?? [])]) {
+      if (model.fields[n] instanceof ManyToManyField) throw new Error(`Admin for ${model.tableName}: "${n}" is a manyToMany field and cannot sort.`);
+    }
     fieldNames(
       options.listDisplay?.filter((e): e is string => typeof e === 'string'),
       'listDisplay',
     );
+    for (const e of options.listDisplay ?? []) {
+      if (typeof e === 'string' && model.fields[e] instanceof ManyToManyField) {
+        throw new Error(`Admin for ${model.tableName}: listDisplay names "${e}", a manyToMany field; show it with a computed column.`);
+      }
+    }
     for (const name of options.listFilter ?? []) {
       const f = model.fields[name]!;
-      const ok = f.kind === 'boolean' || f.isRelation || f.kind === 'date' || f.kind === 'datetime' || (f.options.choices?.length ?? 0) > 0;
+      const ok = f.kind === 'boolean' || f.isRelation || f instanceof ManyToManyField || f.kind === 'date' || f.kind === 'datetime' || (f.options.choices?.length ?? 0) > 0;
       if (!ok) throw new Error(`Admin for ${model.tableName}: listFilter "${name}" must be a boolean, a field with choices, a foreign key or a date.`);
     }
     for (const s of options.searchFields ?? []) {
       const [head, rest] = s.replace(/^[\^=@]/, '').split('__', 2) as [string, string | undefined];
       const f = model.fields[head];
       if (!f) throw new Error(`Admin for ${model.tableName}: searchFields names "${s}", which is not a field.`);
-      if (rest !== undefined && !(f instanceof RelationField)) throw new Error(`Admin for ${model.tableName}: searchFields "${s}" follows "${head}", which is not a relation.`);
+      if (rest !== undefined && !(f instanceof RelationField) && !(f instanceof ManyToManyField)) throw new Error(`Admin for ${model.tableName}: searchFields "${s}" follows "${head}", which is not a relation.`);
     }
   }
 
@@ -135,8 +143,9 @@ export class ModelAdmin<Row = Record<string, unknown>> {
     return this.model.fields[name]?.options.verboseName ?? name.replaceAll('_', ' ');
   }
 
-  /** Whether Django's forms include the field: not the automatic key, not `autoNow`/`autoNowAdd`. */
+  /** Whether Django's forms include the field: not the automatic key, not `autoNow`/`autoNowAdd`, not a `manyToMany` with a `through` model. */
   static editable(f: ModelField): boolean {
+    if (f instanceof ManyToManyField) return f.autoCreated;
     if (f.kind === 'auto' || f.kind === 'bigAuto') return false;
     if (f.kind === 'datetime' && (f.options['autoNow'] === true || f.options['autoNowAdd'] === true)) return false;
     return true;

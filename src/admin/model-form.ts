@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { ApiRequest } from '../request.js';
 import { dialectOf, type DialectName } from '../db/dialect.js';
 import { constraintViolation } from '../db/constraint-errors.js';
-import { RelationField, type ModelField } from '../models/fields.js';
+import { ManyToManyField, RelationField, type ModelField } from '../models/fields.js';
 import type { AnyModel } from '../models/model.js';
 import type { ModelAdmin } from './model-admin.js';
 
@@ -185,6 +185,27 @@ export function keyValue(model: AnyModel, text: string): unknown {
   return text;
 }
 
+/** A posted form: each field's first value, a `manyToMany` field's every value. */
+export type AdminForm = Record<string, string | readonly string[]>;
+
+/** The form's text of a field (its first value). */
+export function formText(form: AdminForm, name: string): string | undefined {
+  const v = form[name];
+  return typeof v === 'string' ? v : v?.[0];
+}
+
+/** The target primary keys of a `manyToMany` field of `row`, in the target's key order, as text. */
+export async function relatedKeys(db: AnyDb, model: AnyModel, f: ManyToManyField, row: Row): Promise<string[]> {
+  const join = f.throughTable(model.tableName);
+  const rows = await db
+    .selectFrom(join)
+    .select(sql.ref(f.targetColumn(model.tableName)).as('k'))
+    .where(sql.ref(f.sourceColumn(model.tableName)), '=', row[model.primaryKey])
+    .orderBy(sql.ref(f.targetColumn(model.tableName)))
+    .execute();
+  return rows.map((r: Record<string, unknown>) => String(r['k']));
+}
+
 /** What `saveAdminForm` did, for the history. */
 export interface AdminSaved {
   readonly row: Row;
@@ -206,7 +227,7 @@ export async function saveAdminForm(
   db: AnyDb,
   admin: ModelAdmin,
   instance: Row | null,
-  form: Record<string, string>,
+  form: AdminForm,
   _req: ApiRequest,
 ): Promise<AdminSaveResult> {
   const model = admin.model;
@@ -216,8 +237,15 @@ export async function saveAdminForm(
   for (const name of admin.formFields()) {
     if (admin.isReadonly(name)) continue;
     const f = model.fields[name]!;
+    if (f instanceof ManyToManyField) {
+      const raw = form[name];
+      const list = (typeof raw === 'string' ? [raw] : [...(raw ?? [])]).filter((v) => v !== '');
+      if (list.length === 0 && f.options.blank !== true) errors[name] = ['This list may not be empty.'];
+      else data[name] = [...new Set(list)];
+      continue;
+    }
     try {
-      data[name] = cleanField(name, f, form[name]);
+      data[name] = cleanField(name, f, formText(form, name));
     } catch (err) {
       if (err instanceof FieldProblem) errors[name] = [err.message];
       else throw err;
@@ -241,6 +269,28 @@ export async function saveAdminForm(
     if (!found) errors[name] = [`Invalid pk "${String(value)}" - object does not exist.`];
     else data[name] = pk;
   }
+  // Many-to-many: every target row must exist.
+  for (const [name, value] of Object.entries(data)) {
+    const f = model.fields[name]!;
+    if (!(f instanceof ManyToManyField)) continue;
+    const target = f.targetModel();
+    const key = target ? target.primaryKey : 'id';
+    const targetField = target?.fields[key];
+    const numeric = !targetField || ['auto', 'bigAuto', 'integer', 'bigInteger'].includes(targetField.kind);
+    const list = value as string[];
+    const wrong = numeric ? list.find((v) => !/^-?\d{1,15}$/.test(v)) : undefined;
+    if (wrong !== undefined) {
+      errors[name] = ['Incorrect type. Expected pk value, received str.'];
+      continue;
+    }
+    const keys = numeric ? list.map(Number) : list;
+    const found = keys.length
+      ? new Set((await db.selectFrom(f.targetTable(model.tableName)).select(sql.ref(key).as('k')).where(sql.ref(key), 'in', keys).execute()).map((r: Record<string, unknown>) => String(r['k'])))
+      : new Set<string>();
+    const missing = keys.find((k) => !found.has(String(k)));
+    if (missing !== undefined) errors[name] = [`Invalid pk "${String(missing)}" - object does not exist.`];
+    else data[name] = keys;
+  }
   // Unique fields (DRF's UniqueValidator), before the write.
   for (const [name, value] of Object.entries(data)) {
     const f = model.fields[name]!;
@@ -253,25 +303,40 @@ export async function saveAdminForm(
   if (Object.keys(errors).length > 0) return { ok: false, errors };
 
   const values: Row = {};
-  for (const [name, value] of Object.entries(data)) values[model.fields[name]!.columnName(name)] = storedValue(model.fields[name]!, value, dialect);
+  const lists: Array<[string, ManyToManyField, unknown[]]> = [];
+  for (const [name, value] of Object.entries(data)) {
+    const f = model.fields[name]!;
+    if (f instanceof ManyToManyField) lists.push([name, f, value as unknown[]]);
+    else values[f.columnName(name)] = storedValue(f, value, dialect);
+  }
   const changed: string[] = [];
   try {
+    let row: Row;
     if (instance === null) {
       const insert = model.insertValues(values as never) as Row;
-      const row = await db.insertInto(model.tableName).values(insert).returningAll().executeTakeFirstOrThrow();
-      return { ok: true, saved: { row, changed } };
+      row = await db.insertInto(model.tableName).values(insert).returningAll().executeTakeFirstOrThrow();
+    } else {
+      for (const [name, value] of Object.entries(data)) {
+        const f = model.fields[name]!;
+        if (f instanceof ManyToManyField) {
+          const before = await relatedKeys(db, model, f, instance);
+          const after = (value as unknown[]).map(String).sort();
+          if (before.slice().sort().join('\u0000') !== after.join('\u0000')) changed.push(admin.label(name));
+        } else if (comparable(f, instance[f.columnName(name)]) !== comparable(f, value)) changed.push(admin.label(name));
+      }
+      const update = model.updateValues(values as never) as Row;
+      row = Object.keys(update).length
+        ? await db.updateTable(model.tableName).set(update).where(sql.ref(model.primaryKey), '=', instance[model.primaryKey]).returningAll().executeTakeFirstOrThrow()
+        : instance;
     }
-    for (const [name, value] of Object.entries(data)) {
-      const f = model.fields[name]!;
-      if (comparable(f, instance[f.columnName(name)]) !== comparable(f, value)) changed.push(admin.label(name));
+    // The pairs of each many-to-many field: the ones posted, no others.
+    for (const [, f, keys] of lists) {
+      const join = f.throughTable(model.tableName);
+      const source = f.sourceColumn(model.tableName);
+      const target = f.targetColumn(model.tableName);
+      await db.deleteFrom(join).where(sql.ref(source), '=', row[model.primaryKey]).execute();
+      if (keys.length) await db.insertInto(join).values(keys.map((k) => ({ [source]: row[model.primaryKey], [target]: k }))).execute();
     }
-    const update = model.updateValues(values as never) as Row;
-    const row = await db
-      .updateTable(model.tableName)
-      .set(update)
-      .where(sql.ref(model.primaryKey), '=', instance[model.primaryKey])
-      .returningAll()
-      .executeTakeFirstOrThrow();
     return { ok: true, saved: { row, changed } };
   } catch (err) {
     const violation = constraintViolation(err);

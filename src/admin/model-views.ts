@@ -6,7 +6,7 @@ import { ApiError, NotFound, PermissionDenied } from '../exceptions.js';
 import { dialectOf } from '../db/dialect.js';
 import { constraintViolation } from '../db/constraint-errors.js';
 import { escapeLike, ilike, iequals } from '../filters/search.js';
-import { RelationField, type ModelField } from '../models/fields.js';
+import { ManyToManyField, RelationField, type ModelField } from '../models/fields.js';
 import type { AnyModel } from '../models/model.js';
 import { getSession, updateSession } from '../sessions/session.js';
 import { html, unsafeRaw, type SafeHtml } from '../pages/html.js';
@@ -16,8 +16,13 @@ import { displayedPageNumbers, pageLinks } from '../pagination/html.js';
 import { numbersTemplate } from '../browsable/pagination-controls.js';
 import type { AdminMessage, AdminPage } from './admin-page.js';
 import { AdminView, redirect } from './admin-view.js';
+import { FormParser, parseForm } from '../parsers/form.js';
+import { requestEncoding } from '../parsers/charset.js';
+import type { ParseResult } from '../parsers/base.js';
+import type { ParserClass } from '../parsers/base.js';
+import type { MediaType } from '../media-types.js';
 import { ModelAdmin, type AdminAction, type AdminSite, type ListDisplayEntry } from './model-admin.js';
-import { inputText, keyValue, saveAdminForm, type FormErrors } from './model-form.js';
+import { formText, inputText, keyValue, relatedKeys, saveAdminForm, type AdminForm, type FormErrors } from './model-form.js';
 import { ADDITION, CHANGE, DELETION, changeMessageJson, describeChange, logAction, readLog } from './log-entry.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -82,6 +87,26 @@ class FormRejected extends Error {
   }
 }
 
+/**
+ * The admin's form parser: as `FormParser`, but a name sent more than once
+ * (a multiple select) keeps every value, in order, as Django's
+ * `QueryDict.getlist` reads them.
+ */
+export class MultiValueFormParser extends FormParser {
+  override parse(body: Buffer, contentType: MediaType): ParseResult {
+    const encoding = requestEncoding(contentType.params['charset']);
+    const out: Record<string, string | string[]> = {};
+    for (const pair of body.toString('latin1').split('&')) {
+      if (pair === '') continue;
+      for (const [k, v] of Object.entries(parseForm(Buffer.from(pair, 'latin1'), encoding))) {
+        const had = out[k];
+        out[k] = had === undefined ? v : [...(typeof had === 'string' ? [had] : had), v];
+      }
+    }
+    return { data: out, files: {} };
+  }
+}
+
 /** One row a delete would remove or that blocks it, with what it contains. */
 interface DeletedNode {
   readonly label: string;
@@ -97,6 +122,7 @@ export class AdminModelView extends AdminView {
   static override viewName = 'Model admin';
   /** Set for each registered model by `adminRoutes`. */
   modelAdmin!: ModelAdmin;
+  override parserClasses: ParserClass[] = [MultiValueFormParser];
 
   protected db(req: ApiRequest): AnyDb {
     return req.app.services.get('db') as AnyDb;
@@ -145,7 +171,7 @@ export class AdminModelView extends AdminView {
   }
 
   /** The names of the target rows `ids` of a relation field. */
-  protected async reprsOf(req: ApiRequest, f: RelationField, ids: readonly unknown[], limit?: number): Promise<Map<string, string>> {
+  protected async reprsOf(req: ApiRequest, f: RelationField | ManyToManyField, ids: readonly unknown[], limit?: number): Promise<Map<string, string>> {
     const names = new Map<string, string>();
     const table = f.targetTable(this.modelAdmin.model.tableName);
     const target = f.targetModel();
@@ -301,8 +327,8 @@ ${unsafeRaw(controls)}`;
 
   /** The `listFilter` lookups of each field, as Django's list filters name them. */
   private lookups(name: string, f: ModelField): string[] {
-    const out = f.isRelation ? [`${name}__${(f as RelationField).targetModel()?.primaryKey ?? 'id'}__exact`] : f.kind === 'date' || f.kind === 'datetime' ? [`${name}__year`, `${name}__month`] : [`${name}__exact`];
-    if (f.null) out.push(`${name}__isnull`);
+    const out = f.isRelation || f instanceof ManyToManyField ? [`${name}__${(f as RelationField | ManyToManyField).targetModel()?.primaryKey ?? 'id'}__exact`] : f.kind === 'date' || f.kind === 'datetime' ? [`${name}__year`, `${name}__month`] : [`${name}__exact`];
+    if (f.null || f instanceof ManyToManyField) out.push(`${name}__isnull`);
     return out;
   }
 
@@ -320,6 +346,18 @@ ${unsafeRaw(controls)}`;
       if (!name) bad(k);
       const f = model.fields[name!]!;
       const column = sql.ref(f.columnName(name!));
+      if (f instanceof ManyToManyField) {
+        const pairs = sql`select ${sql.ref(f.sourceColumn(model.tableName))} from ${sql.table(f.throughTable(model.tableName))}`;
+        if (k.endsWith('__isnull')) {
+          if (!['True', 'False', '1', '0', 'true', 'false'].includes(v)) bad(`${k}=${v}`);
+          const none = ['True', '1', 'true'].includes(v);
+          out.push(none ? sql<SqlBool>`${sql.ref(model.primaryKey)} not in (${pairs})` : sql<SqlBool>`${sql.ref(model.primaryKey)} in (${pairs})`);
+        } else {
+          if (!/^-?\d{1,15}$/.test(v)) bad(`${k}=${v}`);
+          out.push(sql<SqlBool>`${sql.ref(model.primaryKey)} in (${pairs} where ${sql.ref(f.targetColumn(model.tableName))} = ${Number(v)})`);
+        }
+        continue;
+      }
       if (k.endsWith('__isnull')) {
         if (!['True', 'False', '1', '0', 'true', 'false'].includes(v)) bad(`${k}=${v}`);
         out.push(['True', '1', 'true'].includes(v) ? sql<SqlBool>`${column} is null` : sql<SqlBool>`${column} is not null`);
@@ -370,6 +408,14 @@ ${unsafeRaw(controls)}`;
     const path = spec.slice(prefix.length).split('__');
     const head = path[0]!;
     const f = model.fields[head]!;
+    if (path.length > 1 && f instanceof ManyToManyField) {
+      const target = f.targetModel() as AnyModel | null;
+      const key = target?.primaryKey ?? 'id';
+      const inner = target
+        ? this.searchCondition(target, `${prefix}${path.slice(1).join('__')}`, word, postgres)
+        : ilike(path.slice(1).join('__'), `%${escapeLike(word)}%`, postgres);
+      return sql<SqlBool>`${sql.ref(model.primaryKey)} in (select ${sql.ref(f.sourceColumn(model.tableName))} from ${sql.table(f.throughTable(model.tableName))} where ${sql.ref(f.targetColumn(model.tableName))} in (select ${sql.ref(key)} from ${sql.table(f.targetTable(model.tableName))} where ${inner}))`;
+    }
     if (path.length > 1 && f instanceof RelationField) {
       const target = f.targetModel() as AnyModel | null;
       const table = f.targetTable(model.tableName);
@@ -404,7 +450,7 @@ ${unsafeRaw(controls)}`;
         options.push({ label: 'Yes', params: { [`${name}__exact`]: '1' } }, { label: 'No', params: { [`${name}__exact`]: '0' } });
       } else if (f.options.choices?.length) {
         for (const [v, label] of f.options.choices) options.push({ label, params: { [`${name}__exact`]: String(v) } });
-      } else if (f instanceof RelationField) {
+      } else if (f instanceof RelationField || f instanceof ManyToManyField) {
         const key = `${name}__${f.targetModel()?.primaryKey ?? 'id'}__exact`;
         for (const [pk, label] of await this.reprsOf(req, f, [], 100)) options.push({ label, params: { [key]: pk } });
       } else {
@@ -433,7 +479,7 @@ ${unsafeRaw(controls)}`;
           }
         }
       }
-      if (f.null) options.push({ label: EMPTY, params: { [`${name}__isnull`]: 'True' } });
+      if (f.null || f instanceof ManyToManyField) options.push({ label: EMPTY, params: { [`${name}__isnull`]: 'True' } });
       const current = (o: FilterOption) => lookups.every((l) => (o.params[l] ?? undefined) === params[l]);
       sections.push(html`<h3>By ${admin.verboseFieldName(name)}</h3>
 <ul>${options.map((o) => {
@@ -474,7 +520,13 @@ export class AdminChangeFormView extends AdminModelView {
     const admin = this.modelAdmin;
     const model = admin.model;
     const instance = this.mode === 'add' ? null : await this.object(req);
-    const form = this.form(req);
+    const form: AdminForm = this.form(req);
+    const posted = (req.data ?? {}) as Record<string, unknown>;
+    for (const [name, f] of Object.entries(model.fields)) {
+      if (!(f instanceof ManyToManyField)) continue;
+      const v = posted[name];
+      form[name] = (Array.isArray(v) ? v : v === undefined ? [] : [v]).filter((x): x is string => typeof x === 'string');
+    }
     let saved: Row;
     try {
       saved = await this.db(req)
@@ -514,7 +566,7 @@ export class AdminChangeFormView extends AdminModelView {
     return redirect(this.modelUrl(req, admin, 'changelist'));
   }
 
-  private async formPage(req: ApiRequest, instance: Row | null, posted: Record<string, string> | null, errors: FormErrors, messages: AdminMessage[]): Promise<AdminPage> {
+  private async formPage(req: ApiRequest, instance: Row | null, posted: AdminForm | null, errors: FormErrors, messages: AdminMessage[]): Promise<AdminPage> {
     const admin = this.modelAdmin;
     const model = admin.model;
     const canChange = instance === null || admin.hasPermission(req.user as User, 'change');
@@ -532,8 +584,22 @@ export class AdminChangeFormView extends AdminModelView {
       const errorId = errs.length ? `${id}_errors` : null;
       const helpId = f.options.helpText ? `${id}_help` : null;
       const describedBy = [errorId, helpId].filter(Boolean).join(' ') || null;
+      if (f instanceof ManyToManyField) {
+        const chosen = posted ? [...(typeof posted[name] === 'string' ? [posted[name] as string] : ((posted[name] as readonly string[] | undefined) ?? []))] : instance ? await relatedKeys(this.db(req), model, f, instance) : [];
+        const targets = await this.reprsOf(req, f, [], 1000);
+        if (admin.isReadonly(name) || !canChange) {
+          const names = chosen.map((k) => targets.get(k) ?? k);
+          rows.push(html`<div class="field readonly" id="${`field-${name}`}"><span class="label">${label}</span> <div class="readonly-value">${names.length ? names.join(', ') : EMPTY}</div></div>\n`);
+          continue;
+        }
+        const attrs = html` name="${name}" id="${id}"${describedBy ? html` aria-describedby="${describedBy}"` : ''}${errs.length ? html` aria-invalid="true"` : ''}`;
+        rows.push(html`<div class="field${errs.length ? ' has-error' : ''}" id="${`field-${name}`}"><label for="${id}">${label}</label><select multiple${attrs} size="${Math.min(10, Math.max(3, targets.size))}">${[...targets.entries()].map(
+          ([v, l]) => html`<option value="${v}"${chosen.includes(v) ? html` selected` : ''}>${l}</option>`,
+        )}</select>${this.help(f, helpId)}${this.errorList(errs, errorId)}</div>\n`);
+        continue;
+      }
       const stored = instance ? instance[f.columnName(name)] : typeof f.options.default === 'function' ? (f.options.default as () => unknown)() : f.options.default;
-      const text = posted ? (posted[name] ?? (f.kind === 'boolean' && !f.null ? 'false' : '')) : inputText(f, stored);
+      const text = posted ? (formText(posted, name) ?? (f.kind === 'boolean' && !f.null ? 'false' : '')) : inputText(f, stored);
       let widget: SafeHtml;
       if (admin.isReadonly(name) || !canChange) {
         const related = f instanceof RelationField && stored !== null && stored !== undefined ? await this.reprsOf(req, f, [stored]) : undefined;

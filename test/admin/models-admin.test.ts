@@ -11,6 +11,9 @@ const Author = model('shop_author', {
   name: field.char({ maxLength: 100 }),
   email: field.email({ unique: true, null: true }),
 });
+const Tag = model('shop_tag', {
+  name: field.char({ maxLength: 50 }),
+});
 const Book = model('shop_book', {
   title: field.char({ maxLength: 200 }),
   author: field.foreignKey(() => Author, { onDelete: 'cascade', relatedName: 'books' }),
@@ -22,6 +25,7 @@ const Book = model('shop_book', {
   isbn: field.char({ maxLength: 13, unique: true, null: true }),
   notes: field.text({ blank: true, default: '' }),
   created: field.datetime({ autoNowAdd: true }),
+  tags: field.manyToMany(() => Tag, { blank: true }),
 });
 const Review = model('shop_review', {
   book: field.foreignKey(() => Book, { onDelete: 'cascade', relatedName: 'reviews' }),
@@ -34,7 +38,7 @@ const Loan = model('shop_loan', {
 });
 
 const initial = migration({
-  operations: [Author, Book, Review, Loan].map((m) => createModel(m.tableName, { ...m.fields }, m.meta)),
+  operations: [Author, Tag, Book, Review, Loan].map((m) => createModel(m.tableName, { ...m.fields }, m.meta)),
 });
 
 const PASSWORD = 'correct horse battery staple';
@@ -46,14 +50,15 @@ function site(): AdminSite {
     .register(Author, { listDisplay: ['name', 'email'], searchFields: ['name'], str: (a) => a.name })
     .register(Book, {
       listDisplay: ['title', 'author', 'kind', 'year', 'inPrint', { label: 'Shout', value: (b) => b.title.toUpperCase() }],
-      listFilter: ['kind', 'author', 'published', 'inPrint'],
-      searchFields: ['title', 'author__name', '=isbn'],
+      listFilter: ['kind', 'author', 'published', 'inPrint', 'tags'],
+      searchFields: ['title', 'author__name', '=isbn', 'tags__name'],
       ordering: ['title'],
       listPerPage: 10,
       readonlyFields: ['isbn'],
       str: (b) => b.title,
       hasPermission: (user, action) => user.isSuperuser || (user.username === 'viewer' && action === 'view'),
     })
+    .register(Tag, { str: (t) => t.name })
     .register(Review, { listDisplay: ['book', 'stars'], str: (r) => `${r.stars} stars` })
     .declareModels(Loan);
 }
@@ -87,14 +92,16 @@ describe.each(testDatabases())('admin of models on $name', ({ open }) => {
   };
 
   /** Posts `fields` with the CSRF token of the page at `formUrl` (unless `csrf` is false). */
-  async function post(jar: CookieJar, url: string, fields: Record<string, string>, csrf = true) {
+  async function post(jar: CookieJar, url: string, fields: Record<string, string | string[]>, csrf = true) {
     const page = await get(jar, '/admin/');
     const token = inputValue(page.body, 'csrfmiddlewaretoken');
+    const body = new URLSearchParams(csrf ? { csrfmiddlewaretoken: token } : {});
+    for (const [k, v] of Object.entries(fields)) for (const one of typeof v === 'string' ? [v] : v) body.append(k, one);
     const res = await app.inject({
       method: 'POST',
       url,
       headers: { accept: 'text/html', 'content-type': FORM, cookie: jar.header() },
-      payload: new URLSearchParams(csrf ? { csrfmiddlewaretoken: token, ...fields } : fields).toString(),
+      payload: body.toString(),
     });
     jar.store(res.headers['set-cookie']);
     return res;
@@ -140,6 +147,7 @@ describe.each(testDatabases())('admin of models on $name', ({ open }) => {
         .execute();
     }
     await db.insertInto('shop_book').values(Book.insertValues({ title: 'Dune', author_id: authors[1]!.id, year: 1965, published: '1965-08-01', isbn: '9780441013593' }) as never).execute();
+    for (const name of ['classic', 'sf']) await db.insertInto('shop_tag').values({ name }).execute();
     root = await login('root');
   });
   afterAll(async () => {
@@ -157,6 +165,7 @@ describe.each(testDatabases())('admin of models on $name', ({ open }) => {
     expect(res.body).toContain('<tr class="model-book"><th scope="row" data-label="Model"><a href="/admin/shop/book/">Books</a></th><td data-label="Actions"><a href="/admin/shop/book/add/" class="addlink">Add</a> <a href="/admin/shop/book/" class="changelink">Change</a></td></tr>');
     expect(res.body).toContain('href="/admin/shop/author/">Authors</a>');
     expect(res.body).toContain('href="/admin/shop/review/">Reviews</a>');
+    expect(res.body).toContain('href="/admin/shop/tag/">Tags</a>');
     expect(res.body).not.toContain('shop/loan');
     expect(res.body).toContain('<h2 id="recent-actions-heading">Recent actions</h2>');
 
@@ -283,6 +292,7 @@ describe.each(testDatabases())('admin of models on $name', ({ open }) => {
     expect(form.body).toContain('<input type="number" name="price" id="id_price" value="" step="0.01">');
     expect(form.body).toContain('<textarea name="notes" id="id_notes" rows="6"></textarea>');
     expect(form.body).not.toContain('name="created"');
+    expect(form.body).toMatch(/<select multiple name="tags" id="id_tags" size="3"><option value="\d+">classic<\/option><option value="\d+">sf<\/option><\/select>/);
     expect(form.body).toContain('<button type="submit" name="_addanother" class="btn">Save and add another</button>');
     const before = (await db.selectFrom('shop_book').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow()).n;
 
@@ -299,16 +309,26 @@ describe.each(testDatabases())('admin of models on $name', ({ open }) => {
     expect(bad.body).toContain('aria-invalid="true"');
     expect((await db.selectFrom('shop_book').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow()).n).toEqual(before);
 
-    const good = await post(root, '/admin/shop/book/add/', { title: 'The Dispossessed', author: String(author), kind: 'n', year: '1974', published: '1974-05-01', inPrint: 'on', price: '12.50', notes: 'An ambiguous utopia', _continue: '' });
+    const tags = Object.fromEntries((await db.selectFrom('shop_tag').selectAll().execute()).map((t) => [t['name'] as string, String(t['id'])]));
+    const badTag = await post(root, '/admin/shop/book/add/', { title: 'Tagged', author: String(author), kind: 'n', tags: [tags['sf']!, '424242'], _save: '' });
+    expect(badTag.statusCode).toBe(200);
+    expect(badTag.body).toContain('<ul class="field-errors errorlist" id="id_tags_errors"><li>Invalid pk &quot;424242&quot; - object does not exist.</li></ul>');
+    expect(badTag.body).toContain(`<option value="${tags['sf']}" selected>sf</option>`);
+    expect((await db.selectFrom('shop_book').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow()).n).toEqual(before);
+
+    const good = await post(root, '/admin/shop/book/add/', { title: 'The Dispossessed', author: String(author), kind: 'n', year: '1974', published: '1974-05-01', inPrint: 'on', price: '12.50', notes: 'An ambiguous utopia', tags: [tags['sf']!], _continue: '' });
     expect(good.statusCode).toBe(302);
     const row = await db.selectFrom('shop_book').selectAll().where('title', '=', 'The Dispossessed').executeTakeFirstOrThrow();
     expect(good.headers['location']).toBe(`/admin/shop/book/${row['id']}/change/`);
     expect(row).toMatchObject({ author_id: author, kind: 'n', year: 1974, published: '1974-05-01', inPrint: bool(true), notes: 'An ambiguous utopia' });
     expect(Number(row['price'])).toBe(12.5);
+    expect(await db.selectFrom('shop_book_tags').select('tag_id').where('book_id', '=', row['id'] as number).execute()).toEqual([{ tag_id: Number(tags['sf']) }]);
     const page = await get(root, good.headers['location'] as string);
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('<p class="success" role="status">The book “The Dispossessed” was added successfully. You may edit it again below.</p>');
     expect(page.body).toContain('<input type="text" name="title" id="id_title" value="The Dispossessed" maxlength="200" required>');
+    expect(page.body).toContain(`<option value="${tags['sf']}" selected>sf</option>`);
+    expect(page.body).toContain(`<option value="${tags['classic']}">classic</option>`);
     expect(page.body).toContain('<div class="field readonly" id="field-isbn"><span class="label">Isbn</span> <div class="readonly-value">-</div></div>');
     // The message is shown once.
     expect((await get(root, good.headers['location'] as string)).body).not.toContain('was added successfully');
@@ -324,7 +344,8 @@ describe.each(testDatabases())('admin of models on $name', ({ open }) => {
   it('changes a row, records which fields changed, and shows the history; a unique value already taken is a field error', async () => {
     const row = await db.selectFrom('shop_book').selectAll().where('title', '=', 'The Dispossessed').executeTakeFirstOrThrow();
     const url = `/admin/shop/book/${row['id']}/change/`;
-    const res = await post(root, url, { title: 'The Dispossessed: An Ambiguous Utopia', author: String(row['author_id']), kind: 'n', year: '1975', published: '1974-05-01', inPrint: 'on', price: '12.50', notes: 'An ambiguous utopia', _save: '' });
+    const tags = (await db.selectFrom('shop_tag').select('id').orderBy('id').execute()).map((t) => String(t['id']));
+    const res = await post(root, url, { title: 'The Dispossessed: An Ambiguous Utopia', author: String(row['author_id']), kind: 'n', year: '1975', published: '1974-05-01', inPrint: 'on', price: '12.50', notes: 'An ambiguous utopia', tags, _save: '' });
     expect(res.statusCode).toBe(302);
     expect(res.headers['location']).toBe('/admin/shop/book/');
     const list = await get(root, '/admin/shop/book/?q=ambiguous');
@@ -332,7 +353,15 @@ describe.each(testDatabases())('admin of models on $name', ({ open }) => {
     const changed = await db.selectFrom('shop_book').selectAll().where('id', '=', row['id'] as number).executeTakeFirstOrThrow();
     expect(changed).toMatchObject({ title: 'The Dispossessed: An Ambiguous Utopia', year: 1975 });
     const log = (await logRows()).at(-1)!;
-    expect(log).toMatchObject({ action_flag: 2, object_repr: 'The Dispossessed: An Ambiguous Utopia', change_message: '[{"changed":{"fields":["Title","Year"]}}]' });
+    expect(log).toMatchObject({ action_flag: 2, object_repr: 'The Dispossessed: An Ambiguous Utopia', change_message: '[{"changed":{"fields":["Title","Year","Tags"]}}]' });
+    expect((await db.selectFrom('shop_book_tags').select('tag_id').where('book_id', '=', row['id'] as number).orderBy('tag_id').execute()).map((t) => String(t['tag_id']))).toEqual(tags);
+    // The tags filter and a search through them.
+    const tagged = await get(root, `/admin/shop/book/?tags__id__exact=${tags[0]}`);
+    expect(tagged.statusCode).toBe(200);
+    expect(titles(tagged.body)).toEqual(['The Dispossessed: An Ambiguous Utopia']);
+    expect(titles((await get(root, '/admin/shop/book/?q=classic')).body)).toEqual(['The Dispossessed: An Ambiguous Utopia']);
+    const untagged = await get(root, '/admin/shop/book/?tags__isnull=True&q=dune');
+    expect(titles(untagged.body)).toEqual(['Dune']);
 
     const history = await get(root, `/admin/shop/book/${row['id']}/history/`);
     expect(history.statusCode).toBe(200);
@@ -340,10 +369,10 @@ describe.each(testDatabases())('admin of models on $name', ({ open }) => {
     const actions = [...history.body.matchAll(/<td data-label="User">([^<]+)<\/td><td data-label="Action">([^<]+)<\/td>/g)].map((m) => [m[1], m[2]]);
     expect(actions).toEqual([
       ['root', 'Added.'],
-      ['root', 'Changed Title and Year.'],
+      ['root', 'Changed Title, Year and Tags.'],
     ]);
     const index = await get(root, '/admin/');
-    expect(index.body).toContain(`<li class="changelink"><a href="/admin/shop/book/${row['id']}/change/">The Dispossessed: An Ambiguous Utopia</a> <span class="muted">Book — Changed Title and Year.</span></li>`);
+    expect(index.body).toContain(`<li class="changelink"><a href="/admin/shop/book/${row['id']}/change/">The Dispossessed: An Ambiguous Utopia</a> <span class="muted">Book — Changed Title, Year and Tags.</span></li>`);
 
     // Author e-mails are unique: DRF's UniqueValidator message, inline.
     await db.insertInto('shop_author').values({ name: 'Taken', email: 'taken@example.com' }).execute();
