@@ -12,6 +12,7 @@ import { mediaTypeMatches, parseMediaType, type MediaType } from './media-types.
 import { MultipartBody } from './parsers/multipart-stream.js';
 import { isStreamedMultipartParser } from './parsers/base.js';
 import { parseCookies } from './cookies.js';
+import { ForcedAuthentication, inProcessRequest } from './in-process.js';
 
 const NOT_RESOLVED = Symbol('not-resolved');
 /** A query string with no escapes, no `+` and only ASCII: its parameters are its substrings. */
@@ -215,6 +216,9 @@ export class ApiRequest<Params extends object = PathParams, Data = unknown, Auth
    * programming error is re-thrown as `WrappedAttributeError`.
    */
   authenticate(): void | Promise<void> {
+    // `forceAuthenticate` of the test client (trestle/test): DRF's ForcedAuthentication replaces the schemes.
+    const forced = inProcessRequest(this.raw.raw)?.forceUser;
+    if (forced) this.authenticators = [new ForcedAuthentication(forced, inProcessRequest(this.raw.raw)!.forceToken)];
     if (this.authenticators.length === 0) {
       this.notAuthenticated();
       return;
