@@ -243,17 +243,29 @@ export const routes: RouteEntry[] = [
 
 const TEST = `import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createApp, KyselyUserStore, migrate, openDatabase, type Database, type TrestleApp } from 'trestle';
+import { createApp, KyselyUserStore, type TrestleApp, type UserRecord } from 'trestle';
+import { APIClient, testDatabase, type TestDatabase } from 'trestle/test';
 import project from '../trestle.config.js';
 
-let database: Database;
+/** A note as the API renders it. */
+interface NoteBody {
+  url: string;
+  id: number;
+  title: string;
+  body: string;
+  created: string;
+}
+
+let database: TestDatabase;
 let app: TrestleApp;
+let alice: UserRecord;
 
 before(async () => {
-  database = await openDatabase('sqlite::memory:');
-  await migrate(database, project.migrations);
+  // A fresh database, migrated as \`trestle migrate\` would: SQLite in memory, or a
+  // schema of its own (dropped afterwards) when DATABASE_URL names PostgreSQL.
+  database = await testDatabase({ project });
   const users = new KyselyUserStore(database.db);
-  await users.createUser({ username: 'alice', password: 'correct horse battery staple' });
+  alice = await users.createUser({ username: 'alice', password: 'correct horse battery staple' });
   app = await createApp({
     settings: project.settings ?? {},
     routes: project.routes ?? [],
@@ -268,42 +280,47 @@ after(async () => {
   await database.close();
 });
 
-const alice = \`Basic \${Buffer.from('alice:correct horse battery staple').toString('base64')}\`;
+/** A client that sends JSON bodies and is logged in as alice (a session, as the browsable API's login makes). */
+async function signedIn(): Promise<APIClient> {
+  const client = new APIClient(app, { format: 'json' });
+  assert.equal(await client.login({ username: 'alice', password: 'correct horse battery staple' }), true);
+  return client;
+}
 
 test('anyone lists notes, in pages', async () => {
-  const res = await app.inject({ method: 'GET', url: '/api/notes/' });
-  assert.equal(res.statusCode, 200);
-  assert.deepEqual(res.json(), { count: 0, next: null, previous: null, results: [] });
+  const res = await new APIClient(app).get('/api/notes/');
+  assert.equal(res.status, 200);
+  assert.deepEqual(res.data, { count: 0, next: null, previous: null, results: [] });
 });
 
 test('writing needs credentials', async () => {
-  const res = await app.inject({ method: 'POST', url: '/api/notes/', payload: { title: 'Hello' } });
-  assert.equal(res.statusCode, 403);
-  assert.deepEqual(res.json(), { detail: 'Authentication credentials were not provided.' });
+  const res = await new APIClient(app, { format: 'json' }).post('/api/notes/', { title: 'Hello' });
+  assert.equal(res.status, 403);
+  assert.deepEqual(res.data, { detail: 'Authentication credentials were not provided.' });
 });
 
 test('a signed-in user creates a note and reads it back', async () => {
-  const created = await app.inject({
-    method: 'POST',
-    url: '/api/notes/',
-    headers: { authorization: alice },
-    payload: { title: 'Hello', body: 'First note.' },
-  });
-  assert.equal(created.statusCode, 201);
-  const note = created.json();
+  const client = await signedIn();
+  const created = await client.post<NoteBody>('/api/notes/', { title: 'Hello', body: 'First note.' });
+  assert.equal(created.status, 201);
+  const note = created.data;
   assert.equal(note.title, 'Hello');
   assert.equal(note.body, 'First note.');
-  assert.equal(created.headers.location, note.url);
+  assert.equal(created.headers['location'], note.url);
 
-  const read = await app.inject({ method: 'GET', url: \`/api/notes/\${note.id}/\` });
-  assert.equal(read.statusCode, 200);
-  assert.deepEqual(read.json(), note);
+  const read = await client.get<NoteBody>(\`/api/notes/\${note.id}/\`);
+  assert.equal(read.status, 200);
+  assert.deepEqual(read.data, note);
 });
 
 test('a missing title is a 400 naming the field', async () => {
-  const res = await app.inject({ method: 'POST', url: '/api/notes/', headers: { authorization: alice }, payload: {} });
-  assert.equal(res.statusCode, 400);
-  assert.deepEqual(res.json(), { title: ['This field is required.'] });
+  // Token authentication this time: credentials() sets headers for every request.
+  const { token } = await app.trestle.services.get('tokens').getOrCreate(alice);
+  const client = new APIClient(app, { format: 'json' });
+  client.credentials({ Authorization: \`Token \${token.key}\` });
+  const res = await client.post('/api/notes/', {});
+  assert.equal(res.status, 400);
+  assert.deepEqual(res.data, { title: ['This field is required.'] });
 });
 `;
 
