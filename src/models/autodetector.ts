@@ -110,6 +110,7 @@ export function detectChanges(from: ProjectState, models: readonly AnyModel[], o
         (old) =>
           ![...renamedFrom.values()].includes(old) &&
           after.fields[name]!.kind === before.fields[old]!.kind &&
+          sameJoin(before.fields[old]!, after.fields[name]!) &&
           !options.notRenamed?.includes(`${table}.${old}=${name}`),
       );
       if (candidates.length > 0) {
@@ -194,6 +195,12 @@ function metaChanges(before: ModelState, after: ModelState): Operation[] {
     throw new Error(`${after.table}: changing uniqueTogether is not detected yet; use meta.constraints (uniqueConstraint) for a new set.`);
   }
   return ops;
+}
+
+/** Many-to-many fields may be a rename of each other only when they join the same tables (Django compares the declarations). */
+function sameJoin(a: ModelField, b: ModelField): boolean {
+  if (!(a instanceof ManyToManyField && b instanceof ManyToManyField)) return true;
+  return a.targetTable('') === b.targetTable('') && a.autoCreated === b.autoCreated && (a.autoCreated || a.throughTable('') === b.throughTable(''));
 }
 
 /** Two declarations of one field are the same when kind, options and relation target agree. */

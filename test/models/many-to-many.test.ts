@@ -308,3 +308,98 @@ describe.each(testDatabases())('manyToMany tables on $name', ({ open }) => {
     }
   });
 });
+
+/** Evaluates a written migration file with the real operation factories in scope, as importing it would. */
+function load(source: string): Migration {
+  const body = source.replace(/^import .*\n/, '').replace('export default ', 'return ');
+  const names = Object.keys(models);
+  return new Function(...names, body)(...names.map((n) => (models as Record<string, unknown>)[n])) as Migration;
+}
+
+function makemigrations(past: Record<string, Migration>, current: AnyModel[]): string | null {
+  const ops = detectChanges(stateOf(past), current);
+  return ops.length === 0 ? null : writeMigration(ops, { dependencies: Object.keys(past).slice(-1) });
+}
+
+// A many-to-many field to a model that points back: the join table waits for both.
+const Shelf = model('catalogue_shelf', { label: field.char({ maxLength: 20 }), novels: field.manyToMany(() => Novel, { relatedName: 'shelves' }) });
+// Two models that name each other by function would each need the other's type first: one names the other by table.
+const Novel = model('catalogue_novel', { favourite: field.foreignKey('catalogue_shelf', { onDelete: 'setNull', null: true }) });
+
+describe('manyToMany in the autodetector and the writer', () => {
+  it('creates a model with its many-to-many fields once their targets exist, written by table name', () => {
+    expect(makemigrations({}, [Book, Tag])).toBe(`import { createModel, field, migration } from 'trestle';
+
+export default migration({
+  operations: [
+    createModel('catalogue_tag', { id: field.auto(), name: field.char({ maxLength: 50 }) }),
+    createModel('catalogue_book', { id: field.auto(), title: field.char({ maxLength: 200 }), tags: field.manyToMany('catalogue_tag', { relatedName: 'books', blank: true }), similar: field.manyToMany('self', { blank: true }) }),
+  ],
+});
+`);
+    expect(makemigrations({}, [Shelf, Novel])).toBe(`import { addField, createModel, field, migration } from 'trestle';
+
+export default migration({
+  operations: [
+    createModel('catalogue_shelf', { id: field.auto(), label: field.char({ maxLength: 20 }) }),
+    createModel('catalogue_novel', { id: field.auto(), favourite: field.foreignKey('catalogue_shelf', { onDelete: 'setNull', null: true }) }),
+    addField('catalogue_shelf', 'novels', field.manyToMany('catalogue_novel', { relatedName: 'shelves' })),
+  ],
+});
+`);
+  });
+
+  it('adds and removes a many-to-many field of an existing model (no default asked), and finds nothing more', () => {
+    const past: Record<string, Migration> = { '0001_initial': load(makemigrations({}, [Book, Tag])!) };
+    expect(makemigrations(past, [Book, Tag])).toBeNull();
+    const Author = model('catalogue_author', { name: field.char({ maxLength: 100 }) });
+    const Credit = model('catalogue_credit', {
+      book: field.foreignKey('catalogue_book', { onDelete: 'cascade' }),
+      author: field.foreignKey(() => Author, { onDelete: 'cascade' }),
+    });
+    const Book2 = model('catalogue_book', {
+      title: field.char({ maxLength: 200 }),
+      tags: field.manyToMany(() => Tag, { relatedName: 'books', blank: true, helpText: 'Shelving tags.' }),
+      authors: field.manyToMany(() => Author, { through: () => Credit, relatedName: 'books' }),
+    });
+    const second = makemigrations(past, [Book2, Tag, Author, Credit]);
+    expect(second).toBe(`import { addField, alterField, createModel, field, migration, removeField } from 'trestle';
+
+export default migration({
+  dependencies: ['0001_initial'],
+  operations: [
+    createModel('catalogue_author', { id: field.auto(), name: field.char({ maxLength: 100 }) }),
+    createModel('catalogue_credit', { id: field.auto(), book: field.foreignKey('catalogue_book', { onDelete: 'cascade' }), author: field.foreignKey('catalogue_author', { onDelete: 'cascade' }) }),
+    addField('catalogue_book', 'authors', field.manyToMany('catalogue_author', { through: 'catalogue_credit', relatedName: 'books' })),
+    removeField('catalogue_book', 'similar'),
+    alterField('catalogue_book', 'tags', field.manyToMany('catalogue_tag', { relatedName: 'books', blank: true, helpText: 'Shelving tags.' })),
+  ],
+});
+`);
+    past['0002_authors'] = load(second!);
+    expect(makemigrations(past, [Book2, Tag, Author, Credit])).toBeNull();
+  });
+});
+
+describe.each(testDatabases())('generated many-to-many migrations on $name', ({ open }) => {
+  it('apply: the join table comes after both models, an alterField of a label changes nothing, and all of it rolls back', async () => {
+    const database = await open();
+    const db = database.db as unknown as Db;
+    try {
+      const past: Record<string, Migration> = { '0001_initial': load(makemigrations({}, [Shelf, Novel])!) };
+      const Shelf2 = model('catalogue_shelf', { label: field.char({ maxLength: 20 }), novels: field.manyToMany(() => Novel, { relatedName: 'shelves', verboseName: 'novels kept' }) });
+      past['0002_label'] = load(makemigrations(past, [Shelf2, Novel])!);
+      await migrate(database, past);
+      expect(await joinTable(database, 'catalogue_shelf_novels')).toMatchObject({ unique: ['shelf_id,novel_id'], indexes: ['catalogue_shelf_novels_novel_id_idx'] });
+      await db.insertInto('catalogue_shelf').values({ label: 'top' }).execute();
+      await db.insertInto('catalogue_novel').values({ favourite_id: 1 }).execute();
+      await db.insertInto('catalogue_shelf_novels').values({ shelf_id: 1, novel_id: 1 }).execute();
+      expect(makemigrations(past, [Shelf2, Novel])).toBeNull();
+      await migrateTo(database, past, { set: 'app', name: null });
+      expect(await columnsOf(database, 'catalogue_shelf_novels')).toBeNull();
+      expect(await columnsOf(database, 'catalogue_shelf')).toBeNull();
+    } finally {
+      await database.close();
+    }
+  });
+});
