@@ -375,7 +375,7 @@ export { toDbBoolean, fromDbBoolean, toDbTimestamp, fromDbTimestamp } from './db
 export type { DbBoolean, DbTimestamp } from './db/schema.js';
 export { setCookie, clearCookie } from './cookies.js';
 export type { CookieOptions } from './cookies.js';
-export { model, field, Model, ModelField, RelationField, ManyToManyField, checkConstraint, uniqueConstraint, columnType } from './models/index.js';
+export { model, field, Model, ModelField, RelationField, ManyToManyField, checkConstraint, uniqueConstraint, columnType, relatedObjects } from './models/index.js';
 export {
   migration,
   ModelMigration,
@@ -412,6 +412,7 @@ export type {
   DatabaseOf,
   ManyToManyOptions,
   JoinTableOf,
+  RelatedObject,
 } from './models/index.js';
 export {
   runChecks,
@@ -424,6 +425,7 @@ export {
   checkError,
   checkCritical,
   getCloseMatches,
+  checkModels,
   DEBUG,
   INFO,
   WARNING,

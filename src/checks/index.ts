@@ -7,10 +7,11 @@ import { ERROR, formatReport, SystemCheckError, type CheckLevel, type CheckMessa
 
 export * from './messages.js';
 export { getCloseMatches } from './difflib.js';
+export { checkModels } from './model-declarations.js';
 export type { MountedView } from './views.js';
 
 /** Django's check tags that Trestle's checks carry. */
-export const CHECK_TAGS = ['database', 'security', 'urls', 'views'] as const;
+export const CHECK_TAGS = ['database', 'models', 'security', 'urls', 'views'] as const;
 
 /** A check: what it inspects (tags), whether only `--deploy` runs it, and the function. */
 export interface SystemCheck {

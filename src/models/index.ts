@@ -13,3 +13,5 @@ export type { ModelSaving, SaveContext } from './saving.js';
 export { detectChanges, modelState, sameField, ChangeQuestion } from './autodetector.js';
 export type { DetectOptions } from './autodetector.js';
 export { writeMigration, fieldSource } from './writer.js';
+export { relatedObjects } from './related.js';
+export type { RelatedObject } from './related.js';

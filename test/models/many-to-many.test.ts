@@ -1,5 +1,10 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { sql, type Kysely, type Migration, type Selectable } from 'kysely';
 import { describe, expect, expectTypeOf, it } from 'vitest';
+import { checkModels } from '../../src/checks/index.js';
 import type { Database } from '../../src/db/database.js';
 import { migrate, migrateTo } from '../../src/db/migrate.js';
 import * as models from '../../src/models/index.js';
@@ -12,12 +17,14 @@ import {
   ManyToManyField,
   migration,
   model,
+  relatedObjects,
   removeField,
   stateOf,
   writeMigration,
   type AnyModel,
   type DatabaseOf,
 } from '../../src/models/index.js';
+import { runMain } from '../helpers/cli.js';
 import { testDatabases } from '../helpers/databases.js';
 
 type Db = Kysely<Record<string, Record<string, unknown>>>;
@@ -400,6 +407,128 @@ describe.each(testDatabases())('generated many-to-many migrations on $name', ({ 
       expect(await columnsOf(database, 'catalogue_shelf')).toBeNull();
     } finally {
       await database.close();
+    }
+  });
+});
+
+describe('reverse relations', () => {
+  const Person = model('club_person', { name: field.text() });
+  const Club = model('club_club', {
+    owner: field.foreignKey(() => Person, { onDelete: 'protect', relatedName: 'owned_clubs' }),
+    members: field.manyToMany(() => Person, { relatedName: 'clubs' }),
+    friends: field.manyToMany('club_person', { relatedName: '+' }),
+  });
+  const Card = model('club_card', { person: field.oneToOne(() => Person, { onDelete: 'cascade' }), club: field.foreignKey(() => Club, { onDelete: 'setNull', null: true }) });
+
+  it('relatedObjects lists the relations pointing at a model, with Django default names and what a delete does', () => {
+    expect(relatedObjects(Person, [Person, Club, Card])).toEqual([
+      { model: Club, field: 'owner', kind: 'foreignKey', name: 'owned_clubs', hidden: false, onDelete: 'protect', multiple: true, column: 'owner_id' },
+      {
+        model: Club,
+        field: 'members',
+        kind: 'manyToMany',
+        name: 'clubs',
+        hidden: false,
+        onDelete: 'cascade',
+        multiple: true,
+        column: 'person_id',
+        through: { table: 'club_club_members', column: 'club_id' },
+      },
+      {
+        model: Club,
+        field: 'friends',
+        kind: 'manyToMany',
+        name: '+',
+        hidden: true,
+        onDelete: 'cascade',
+        multiple: true,
+        column: 'person_id',
+        through: { table: 'club_club_friends', column: 'club_id' },
+      },
+      { model: Card, field: 'person', kind: 'oneToOne', name: 'card', hidden: false, onDelete: 'cascade', multiple: false, column: 'person_id' },
+    ]);
+    expect(relatedObjects(Club, [Person, Club, Card]).map((r) => [r.name, r.onDelete])).toEqual([['card_set', 'setNull']]);
+    expect(relatedObjects(Book, [Book, Tag]).map((r) => `${r.model.tableName}.${r.field} ${r.name}`)).toEqual(['catalogue_book.similar book_set']);
+    expect(relatedObjects(Tag, [Book, Tag]).map((r) => `${r.model.tableName}.${r.field} ${r.name} ${r.through?.table}`)).toEqual(['catalogue_book.tags books catalogue_book_tags']);
+  });
+
+  it('checkModels: one reverse accessor given twice, or named as a field of the target, is an error', () => {
+    expect(checkModels([Person, Club, Card]).map(String)).toEqual([]);
+    const Team = model('club_team', { players: field.manyToMany(() => Person, { relatedName: 'clubs' }) });
+    const Named = model('club_named', { name: field.text(), fans: field.manyToMany('club_person', { relatedName: 'name' }) });
+    expect(checkModels([Person, Club, Card, Team, Named]).map(String)).toEqual([
+      "club_team.players: (fields.E304) Reverse accessor 'Person.clubs' for 'club_team.players' clashes with reverse accessor for 'club_club.members'.\n" +
+        "\tHINT: Add or change a relatedName argument to the definition for 'club_team.players' or 'club_club.members'.",
+      "club_named.fans: (fields.E302) Reverse accessor 'Person.name' for 'club_named.fans' clashes with field name 'club_person.name'.\n" +
+        "\tHINT: Rename field 'club_person.name', or add/change a relatedName argument to the definition for field 'club_named.fans'.",
+    ]);
+  });
+});
+
+const TRESTLE = pathToFileURL(join(import.meta.dirname, '../../src/index.ts')).href;
+const PROJECT = (relatedName: string) => `import { defineProject, field, migration, createModel, model } from '${TRESTLE}';
+const Tag = model('shop_tag', { name: field.char({ maxLength: 20 }) });
+const Item = model('shop_item', { tags: field.manyToMany(() => Tag, { relatedName: 'items' }) });
+const Offer = model('shop_offer', { tags: field.manyToMany(() => Tag, { relatedName: '${relatedName}' }) });
+export default defineProject({
+  models: [Tag, Item, Offer],
+  migrations: {
+    '0001_initial': migration({ operations: [
+      createModel('shop_tag', { id: field.auto(), name: field.char({ maxLength: 20 }) }),
+      createModel('shop_item', { id: field.auto(), tags: field.manyToMany('shop_tag', { relatedName: 'items' }) }),
+      createModel('shop_offer', { id: field.auto(), tags: field.manyToMany('shop_tag', { relatedName: '${relatedName}' }) }),
+    ] }),
+  },
+});
+`;
+
+describe.each(testDatabases())('trestle check and sqlmigrate with many-to-many fields on $name', ({ name, freshUrl }) => {
+  it('check reports a reverse accessor declared twice; sqlmigrate shows the join tables', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'trestle-m2m-'));
+    const target = await freshUrl();
+    const trestle = (...argv: string[]) => runMain(argv, { cwd: dir, env: { DATABASE_URL: target.url, LOG_LEVEL: 'silent' } });
+    try {
+      writeFileSync(join(dir, 'clash.config.ts'), PROJECT('items'));
+      writeFileSync(join(dir, 'trestle.config.ts'), PROJECT('offers'));
+      expect(await trestle('check', '--list-tags', '--config', 'clash.config.ts')).toEqual({ code: 0, stdout: 'database\nmodels\nurls\nviews\n', stderr: '' });
+      expect(await trestle('check', '--config', 'clash.config.ts')).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: [
+          'SystemCheckError: System check identified some issues:',
+          '',
+          'ERRORS:',
+          "shop_offer.tags: (fields.E304) Reverse accessor 'Tag.items' for 'shop_offer.tags' clashes with reverse accessor for 'shop_item.tags'.",
+          "\tHINT: Add or change a relatedName argument to the definition for 'shop_offer.tags' or 'shop_item.tags'.",
+          '',
+          'System check identified 1 issue (0 silenced).',
+          '',
+        ].join('\n'),
+      });
+      expect(await trestle('check', '--tag', 'models')).toEqual({ code: 0, stdout: 'System check identified no issues (0 silenced).\n', stderr: '' });
+
+      const sqlUp = await trestle('sqlmigrate', '0001');
+      expect(sqlUp.code, sqlUp.stderr).toBe(0);
+      const key = name === 'postgres' ? 'serial not null primary key' : 'integer not null primary key autoincrement';
+      const fk = name === 'postgres' ? ' deferrable initially deferred' : '';
+      expect(sqlUp.stdout).toContain(
+        [
+          '-- Create model shop_item',
+          '--',
+          `create table "shop_item" ("id" ${key});`,
+          `create table "shop_item_tags" ("id" ${key}, ` +
+            `"item_id" integer not null references "shop_item" ("id") on delete cascade${fk}, ` +
+            `"tag_id" integer not null references "shop_tag" ("id") on delete cascade${fk}, ` +
+            'constraint "shop_item_tags_item_id_tag_id_uniq" unique ("item_id", "tag_id"));',
+          'create index "shop_item_tags_tag_id_idx" on "shop_item_tags" ("tag_id");',
+          '--',
+        ].join('\n'),
+      );
+      const sqlDown = await trestle('sqlmigrate', '0001', '--backwards');
+      expect(sqlDown.stdout).toContain(['-- Create model shop_offer', '--', 'drop table "shop_offer_tags";', 'drop table "shop_offer";'].join('\n'));
+    } finally {
+      await target.cleanup();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -7,7 +7,18 @@ import { KyselyUserStore } from '../../users/kysely-user-store.js';
 import { settingsFromEnvironment, withOperatorEnvironment } from '../../environment.js';
 
 const LEVELS: Record<string, number> = { CRITICAL: 50, ERROR: 40, WARNING: 30, INFO: 20, DEBUG: 10 };
-const TAGS = ['database', 'security', 'urls', 'views'];
+const TAGS = ['database', 'models', 'security', 'urls', 'views'];
+
+/** The tags of the checks this project has: `models` when it declares models. */
+async function projectTags(ctx: CommandContext): Promise<string[]> {
+  let models = 0;
+  try {
+    models = ((await ctx.project()).config.models ?? []).length;
+  } catch {
+    // No project to read: its checks are the built-in ones.
+  }
+  return TAGS.filter((t) => t !== 'models' || models > 0);
+}
 
 /**
  * `trestle check [--deploy] [--tag T] [--fail-level L]`: Django's `manage.py
@@ -26,7 +37,7 @@ export const checkCommand: Command = {
   outputIsData: true,
   help: [
     '--deploy          also check the settings for a deployment (SECRET_KEY, DEBUG, cookies, ALLOWED_HOSTS)',
-    `-t, --tag T       run only the checks tagged T (repeatable): ${TAGS.join(', ')}`,
+    `-t, --tag T       run only the checks tagged T (repeatable): ${TAGS.join(', ')} (models: when the project declares models)`,
     '--fail-level L    the level that makes the command fail: CRITICAL, ERROR (default), WARNING, INFO, DEBUG',
     '--list-tags       list the tags and exit',
     'Exit code 0 when no issue reaches the fail level, 1 otherwise. SILENCED_SYSTEM_CHECKS hides messages by id.',
@@ -44,13 +55,14 @@ export const checkCommand: Command = {
       throw new UsageError(`Invalid fail level "${String(args.values['fail-level'])}": use CRITICAL, ERROR, WARNING, INFO or DEBUG.`);
     }
     const deploy = args.values['deploy'] === true;
+    const available = await projectTags(ctx);
     if (args.values['list-tags']) {
-      for (const tag of TAGS) if (tag !== 'security' || deploy) ctx.print(tag);
+      for (const tag of available) if (tag !== 'security' || deploy) ctx.print(tag);
       return 0;
     }
     const tags = args.values['tag'] as unknown as string[] | undefined;
     for (const tag of tags ?? []) {
-      if (!TAGS.includes(tag)) throw new UsageError(`There is no system check with the "${tag}" tag.`);
+      if (!available.includes(tag)) throw new UsageError(`There is no system check with the "${tag}" tag.`);
     }
     const report = await projectChecks(ctx, { deploy, failLevel, countLine: true, ...(tags ? { tags } : {}) });
     // As Django's OutputWrapper: a newline is added only where the text has none.
@@ -77,6 +89,12 @@ export async function projectChecks(
     const trestle = (app as FastifyInstance & { trestle?: AppContext }).trestle;
     if (!trestle) throw new CliError("The project's createApp did not return a Trestle app.");
     const messages = await runChecks(trestle, { env: ctx.env, ...(options.deploy ? { deploy: true } : {}), ...(options.tags ? { tags: options.tags } : {}) });
+    // The project's model declarations, checked together (reverse accessors).
+    const models = (await ctx.project()).config.models ?? [];
+    if (models.length > 0 && (!options.tags || options.tags.includes('models'))) {
+      const { checkModels } = await import('../../checks/model-declarations.js');
+      messages.unshift(...checkModels(models));
+    }
     return formatReport(messages, {
       silenced: trestle.settings.SILENCED_SYSTEM_CHECKS,
       ...(options.failLevel !== undefined ? { failLevel: options.failLevel } : {}),
