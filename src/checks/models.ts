@@ -13,6 +13,8 @@ interface ModelNameUse {
   readonly written: string;
   /** The field path (`author__name`), prefix and `-` removed. */
   readonly path: string;
+  /** Whether the path may cross a many-to-many (not for ordering: a row would have several values). */
+  readonly toMany: boolean;
 }
 
 /**
@@ -50,7 +52,7 @@ function* modelNameUses(view: object, backends: readonly FilterBackend[]): Gener
   const fields = v['filtersetFields'];
   if (filtering && !v['filterset'] && fields && typeof fields === 'object') {
     const names = Array.isArray(fields) ? (fields as unknown[]) : Object.keys(fields);
-    for (const name of names) if (typeof name === 'string') yield { setting: 'filtersetFields', id: 'filters.E001', written: name, path: name };
+    for (const name of names) if (typeof name === 'string') yield { setting: 'filtersetFields', id: 'filters.E001', written: name, path: name, toMany: true };
   }
   for (const backend of backends) {
     const b = backend as unknown as { getSearchFields?: (view: object, req: null) => readonly string[]; lookupPrefixes?: Record<string, string> };
@@ -65,7 +67,7 @@ function* modelNameUses(view: object, backends: readonly FilterBackend[]): Gener
     for (const written of search) {
       if (typeof written !== 'string') continue;
       const bare = written[0] !== undefined && written[0] in prefixes ? written.slice(1) : written;
-      if (bare.includes('__')) yield { setting: 'searchFields', id: 'search.E001', written, path: bare };
+      if (bare.includes('__')) yield { setting: 'searchFields', id: 'search.E001', written, path: bare, toMany: true };
     }
   }
   const ordering = backends.find(isOrderingBackend);
@@ -74,7 +76,7 @@ function* modelNameUses(view: object, backends: readonly FilterBackend[]): Gener
   if (allowed && allowed !== '__all__' && typeof allowed === 'object') {
     const entries: [string, unknown][] = Array.isArray(allowed) ? (allowed as unknown[]).map((f) => [String(f), f]) : Object.entries(allowed);
     for (const [written, column] of entries) {
-      if (typeof column === 'string' && column.includes('__')) yield { setting: 'orderingFields', id: 'ordering.E001', written, path: column };
+      if (typeof column === 'string' && column.includes('__')) yield { setting: 'orderingFields', id: 'ordering.E001', written, path: column, toMany: false };
     }
   }
   const defaults = v['ordering'];
@@ -82,19 +84,22 @@ function* modelNameUses(view: object, backends: readonly FilterBackend[]): Gener
   for (const term of terms) {
     if (typeof term !== 'string') continue;
     const column = ordering.columnFor(term.startsWith('-') ? term.slice(1) : term, view as never);
-    if (column.includes('__')) yield { setting: 'ordering', id: 'ordering.E002', written: term, path: column };
+    if (column.includes('__')) yield { setting: 'ordering', id: 'ordering.E002', written: term, path: column, toMany: false };
   }
 }
 
 function checkPath(model: RelationTarget, use: ModelNameUse): { msg: string; hint: string } | null {
   try {
-    resolvePath(model, use.path);
+    resolvePath(model, use.path, use.toMany);
     return null;
   } catch (err) {
     if (!(err instanceof PathError)) throw err;
     const where = `model '${modelLabel(err.model)}'`;
     if (err.candidates.length === 0) {
-      return { msg: `'${use.setting}' refers to '${use.written}': ${err.message}`, hint: 'Only to-one relations (foreignKey, oneToOne) can be followed with __.' };
+      return {
+        msg: `'${use.setting}' refers to '${use.written}': ${err.message}`,
+        hint: use.toMany ? 'Only relations (foreignKey, oneToOne, manyToMany) can be followed with __.' : 'An ordering follows to-one relations (foreignKey, oneToOne) only.',
+      };
     }
     const close = closestMatch(err.segment, err.candidates);
     return {

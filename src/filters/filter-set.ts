@@ -30,6 +30,8 @@ export interface ModelFilterInfo {
   readonly decimal?: boolean;
   /** A relation's key (django-filter's `ModelChoiceFilter`): a value that is not a key is `invalid_choice`. */
   readonly related?: boolean;
+  /** A many-to-many's keys (`ModelMultipleChoiceFilter`): a value that is not a key is `invalid_pk_value`. */
+  readonly many?: boolean;
   /** The type of the `exact` lookup when it differs (a field with `choices`: a `ChoiceFilter`). */
   readonly exactType?: FilterType;
 }
@@ -138,6 +140,7 @@ export class FilterSetBackend extends BaseFilterBackend {
     time: 'Enter a valid time.',
     uuid: 'Enter a valid UUID.',
     relatedChoice: 'Select a valid choice. That choice is not one of the available choices.',
+    relatedPkValue: '“{value}” is not a valid value.',
     choice: 'Select a valid choice. {value} is not one of the available choices.',
     range: 'Range query expects two values.',
     nul: 'Null characters are not allowed.',
@@ -324,7 +327,7 @@ export class FilterSetBackend extends BaseFilterBackend {
   /** A relation's key, as django-filter's `ModelChoiceFilter` reads it: anything else is `invalid_choice`. */
   protected cleanKey(f: Bound, raw: string): unknown {
     const text = raw.trim();
-    const invalid = () => new FilterValueError(this.messages.relatedChoice);
+    const invalid = () => new FilterValueError(f.model?.many ? fill(this.messages.relatedPkValue, { value: raw }) : this.messages.relatedChoice);
     if (f.type === 'integer') {
       if (!/^[+-]?\d{1,20}$/.test(text)) throw invalid();
       const n = Number(text);

@@ -50,15 +50,17 @@ function filterFor(model: RelationTarget, f: ModelField): { type: FilterType; in
     case 'slug':
       return { type: 'string', info: {} };
     case 'foreignKey':
-    case 'oneToOne': {
+    case 'oneToOne':
+    case 'manyToMany': {
       const target = relationTarget(model, f);
       const key = target ? target.fields[target.primaryKey] : undefined;
       const keyKind = key?.kind ?? 'auto';
-      if (keyKind === 'uuid') return { type: 'uuid', info: { related: true } };
+      const many = f.kind === 'manyToMany' ? { many: true } : {};
+      if (keyKind === 'uuid') return { type: 'uuid', info: { related: true, ...many } };
       if (keyKind === 'auto' || keyKind === 'bigAuto' || keyKind === 'integer' || keyKind === 'bigInteger') {
-        return { type: 'integer', info: { related: true, integer: keyKind === 'auto' || keyKind === 'integer' ? INT32 : INT53 } };
+        return { type: 'integer', info: { related: true, ...many, integer: keyKind === 'auto' || keyKind === 'integer' ? INT32 : INT53 } };
       }
-      return { type: 'string', info: { related: true } };
+      return { type: 'string', info: { related: true, ...many } };
     }
     default:
       return null;
@@ -94,7 +96,11 @@ export function modelFilterSet(model: RelationTarget, fields: FiltersetFields): 
   for (const [name, lookups] of entries) {
     if (typeof name !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new ImproperlyConfigured(`Invalid filtersetFields name "${String(name)}".`);
     const path: ModelPath = resolvePath(model, name);
-    const made = filterFor(path.model, path.field);
+    // A path ending on a many-to-many (`tags`) filters by the related keys, as django-filter's ModelMultipleChoiceFilter.
+    const lastHop = path.hops[path.hops.length - 1];
+    const endsOnManyToMany = lastHop?.through !== undefined && name.split('__').pop() === lastHop.field;
+    const declaring = endsOnManyToMany ? (path.hops.length > 1 ? path.hops[path.hops.length - 2]!.target : model) : path.model;
+    const made = filterFor(declaring, endsOnManyToMany ? declaring.fields[lastHop.field]! : path.field);
     if (!made) {
       throw new ImproperlyConfigured(`filtersetFields '${name}': ${modelLabel(path.model)}.${path.path.split('__').pop()} is a '${path.field.kind}' field, which no filter reads; declare the filter with filterSet().`);
     }

@@ -169,7 +169,7 @@ export class OrderingFilter extends BaseFilterBackend implements OrderingBackend
   relationPath(column: string, view: APIView): ModelPath | null {
     const model = modelOf(view);
     if (!model || !column.includes('__')) return null;
-    return tryResolvePath(model, column);
+    return tryResolvePath(model, column, false);
   }
 
   /** The view's `ordering`, as a list (DRF's `get_default_ordering`). */
@@ -266,7 +266,7 @@ export class OrderingFilter extends BaseFilterBackend implements OrderingBackend
   /** A relation path that does not resolve: a configuration error (the system checks report it first, as ordering.E001). */
   private explainPath(column: string, view: APIView): void {
     try {
-      resolvePath(modelOf(view)!, column);
+      resolvePath(modelOf(view)!, column, false);
     } catch (err) {
       if (err instanceof PathError) throw new ImproperlyConfigured(`${view.constructor.name}: ${describePathError('orderingFields', err)}`);
       throw err;

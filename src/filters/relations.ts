@@ -11,11 +11,15 @@ import type { AnyQuery } from './base.js';
  * base table only.
  */
 
-/** One to-one relation followed by a path: the foreign key column and the table it points at. */
+/** One relation followed by a path: the foreign key column (or join table) and the table it points at. */
 export interface RelationHop {
-  /** The relation's field name (`author`). */
+  /** The relation's field name (`author`, `tags`). */
   readonly field: string;
-  /** Its column on the table it is declared on (`author_id`). */
+  /**
+   * The column on the table it is declared on that the related rows are
+   * matched with: the foreign key (`author_id`), or, for a many-to-many,
+   * that table's key (`id`).
+   */
   readonly column: string;
   /** The related table (`catalogue_author`). */
   readonly table: string;
@@ -23,6 +27,8 @@ export interface RelationHop {
   readonly key: string;
   /** The related model. */
   readonly target: RelationTarget;
+  /** A many-to-many's join table and its two columns (`book_id`, `tag_id`). */
+  readonly through?: { readonly table: string; readonly source: string; readonly target: string };
 }
 
 /** A path resolved against a model: the relations it follows and the field it ends on. */
@@ -68,13 +74,13 @@ export function modelLabel(model: RelationTarget): string {
 }
 
 /** The fields a path may name on a model: its fields (a relation also by its `_id` column). */
-function fieldNames(model: RelationTarget): string[] {
-  return Object.keys(model.fields).filter((n) => model.fields[n]!.kind !== ('manyToMany' as string));
+function fieldNames(model: RelationTarget, toMany: boolean): string[] {
+  return Object.keys(model.fields).filter((n) => toMany || model.fields[n]!.kind !== 'manyToMany');
 }
 
 function lookupField(model: RelationTarget, name: string): [string, ModelField] | null {
   const direct = Object.hasOwn(model.fields, name) ? model.fields[name] : undefined;
-  if (direct && direct.kind !== ('manyToMany' as string)) return [name, direct];
+  if (direct) return [name, direct];
   for (const [n, f] of Object.entries(model.fields)) {
     if (f.isRelation && f.columnName(n) === name) return [n, f];
   }
@@ -88,14 +94,21 @@ export function relationTarget(model: RelationTarget, f: ModelField): RelationTa
   return typeof r.targetModel === 'function' ? r.targetModel() : null;
 }
 
+/** Whether a field is a many-to-many relation. */
+function isManyToMany(f: ModelField): f is ModelField & { throughTable(self?: string): string; sourceColumn(self?: string): string; targetColumn(self?: string): string } {
+  return f.kind === 'manyToMany';
+}
+
 /**
  * `path` (`author__name`) resolved against `model`: every segment but the
- * last must be a to-one relation (`foreignKey`, `oneToOne`); a relation
- * field may also be named by its column (`author_id`). A path ending on the
- * related model's key (`author__id`) reads the foreign key column itself,
- * as Django does. Throws `PathError` for a name that does not resolve.
+ * last must be a relation (`foreignKey`, `oneToOne`, and `manyToMany` when
+ * `toMany`); a relation field may also be named by its column
+ * (`author_id`). A path ending on the related model's key (`author__id`)
+ * reads the foreign key column itself, as Django does; a path ending on a
+ * many-to-many (`tags`) reads the related rows' keys. Throws `PathError` for
+ * a name that does not resolve.
  */
-export function resolvePath(model: RelationTarget, path: string): ModelPath {
+export function resolvePath(model: RelationTarget, path: string, toMany = true): ModelPath {
   const segments = path.split('__');
   const hops: RelationHop[] = [];
   let current = model;
@@ -108,15 +121,39 @@ export function resolvePath(model: RelationTarget, path: string): ModelPath {
         path,
         segment,
         current,
-        fieldNames(current),
+        fieldNames(current, toMany),
       );
     }
     const [name, f] = found;
     const last = i === segments.length - 1;
+    if (isManyToMany(f)) {
+      if (!toMany) {
+        throw new PathError(`'${name}' of ${modelLabel(current)} is a many-to-many relation: a row has several values there.`, path, segment, current, []);
+      }
+      const target = relationTarget(current, f);
+      if (!target) {
+        throw new PathError(`'${name}' of ${modelLabel(current)} names its target by table name only; declare it with the model (or () => Model) to follow it.`, path, segment, current, []);
+      }
+      const ownKey = current.fields[current.primaryKey]!.columnName(current.primaryKey);
+      const keyField = target.fields[target.primaryKey]!;
+      const key = keyField.columnName(target.primaryKey);
+      hops.push({
+        field: name,
+        column: ownKey,
+        table: target.tableName,
+        key,
+        target,
+        through: { table: f.throughTable(current.tableName), source: f.sourceColumn(current.tableName), target: f.targetColumn(current.tableName) },
+      });
+      // `tags` alone is the related rows' keys (django-filter's ModelMultipleChoiceFilter).
+      if (last) return { path, hops, field: keyField, column: key, model: target };
+      current = target;
+      continue;
+    }
     if (last) {
       // `author__id`: the foreign key column already holds it.
       const prev = hops[hops.length - 1];
-      if (prev && name === current.primaryKey && !f.isRelation) {
+      if (prev && !prev.through && name === current.primaryKey && !f.isRelation) {
         hops.pop();
         const from = hops.length === 0 ? model : hops[hops.length - 1]!.target;
         return { path, hops, field: f, column: prev.column, model: from };
@@ -135,13 +172,18 @@ export function resolvePath(model: RelationTarget, path: string): ModelPath {
     current = target;
   }
   /* c8 ignore next */
-  throw new PathError(`Empty path.`, path, '', model, fieldNames(model));
+  throw new PathError(`Empty path.`, path, '', model, fieldNames(model, toMany));
+}
+
+/** Whether a resolved path crosses a many-to-many relation (a row may have several values). */
+export function isToMany(path: ModelPath): boolean {
+  return path.hops.some((h) => h.through !== undefined);
 }
 
 /** `resolvePath`, or `null` when the path does not resolve. */
-export function tryResolvePath(model: RelationTarget, path: string): ModelPath | null {
+export function tryResolvePath(model: RelationTarget, path: string, toMany = true): ModelPath | null {
   try {
-    return resolvePath(model, path);
+    return resolvePath(model, path, toMany);
   } catch (err) {
     if (err instanceof PathError) return null;
     throw err;
@@ -190,8 +232,18 @@ export function pathCondition(
   for (let i = path.hops.length; i >= 1; i--) {
     const hop = path.hops[i - 1]!;
     const source = i === 1 ? outerRef(base, hop.column) : sql.ref(`${alias(i - 1)}.${hop.column}`);
-    const sub = sql<SqlBool>`${source} in (select ${sql.ref(`${alias(i)}.${hop.key}`)} from ${sql.table(hop.table)} as ${sql.id(alias(i))} where ${cond})`;
-    cond = orNull ? sql<SqlBool>`(${source} is null or ${sub})` : sub;
+    const related = sql`select ${sql.ref(`${alias(i)}.${hop.key}`)} from ${sql.table(hop.table)} as ${sql.id(alias(i))} where ${cond}`;
+    if (hop.through) {
+      // Through the join table: rows with a related row that matches (once each, however many match).
+      const j = sql.id(`${alias(i)}_through`);
+      const ref = (c: string) => sql.ref(`${alias(i)}_through.${c}`);
+      const sub = sql<SqlBool>`${source} in (select ${ref(hop.through.source)} from ${sql.table(hop.through.table)} as ${j} where ${ref(hop.through.target)} in (${related}))`;
+      // No related row at all counts as a NULL, as Django's LEFT JOIN through the join table.
+      cond = orNull ? sql<SqlBool>`(${source} not in (select ${ref(hop.through.source)} from ${sql.table(hop.through.table)} as ${j}) or ${sub})` : sub;
+    } else {
+      const sub = sql<SqlBool>`${source} in (${related})`;
+      cond = orNull ? sql<SqlBool>`(${source} is null or ${sub})` : sub;
+    }
   }
   return cond;
 }
