@@ -20,7 +20,7 @@ function withParam(path: string, query: URLSearchParams, name: string, value: st
   return `${path}?${q}`;
 }
 
-const INPUT_TYPES: Record<string, string> = { integer: 'number', number: 'number', date: 'date', datetime: 'text' };
+const INPUT_TYPES: Record<string, string> = { integer: 'number', number: 'number', date: 'date', datetime: 'text', time: 'time' };
 
 /**
  * The filter backends' controls (DRF's `to_html` templates, unstyled): a
@@ -52,7 +52,9 @@ export function renderFilterControls(controls: readonly FilterControl[], path: s
           const options = ['', ...choices].map((v) => `<option value="${escapeHtml(v)}"${v === f.value ? ' selected' : ''}>${escapeHtml(v || '---------')}</option>`);
           control = `<select id="${escapeHtml(id)}" name="${escapeHtml(f.param)}">${options.join('')}</select>`;
         } else {
-          control = `<input id="${escapeHtml(id)}" type="${INPUT_TYPES[f.type] ?? 'text'}" name="${escapeHtml(f.param)}" value="${escapeHtml(f.value)}">`;
+          // A NumberFilter takes fractions (django-filter renders its DecimalField with step="any").
+          const step = f.type === 'number' ? ' step="any"' : '';
+          control = `<input id="${escapeHtml(id)}" type="${INPUT_TYPES[f.type] ?? 'text'}"${step} name="${escapeHtml(f.param)}" value="${escapeHtml(f.value)}">`;
         }
         return `<p><label for="${escapeHtml(id)}">${escapeHtml(f.label)}</label> ${control}</p>`;
       });

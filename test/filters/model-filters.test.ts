@@ -279,6 +279,18 @@ describe.each(testDatabases())('filters from the model on $name', ({ open }) => 
       expect(await ids('/books/?year__gte=2000', a)).toEqual([1, 2, 3, 4, 5, 6]);
     });
 
+    it('the browsable API\'s filter form shows the model\'s filters', async () => {
+      const res = await app.inject({ method: 'GET', url: '/books/?author=2&price__lt=12.5', headers: { accept: 'text/html' } });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(res.body).toContain('<input id="filter-author" type="number" name="author" value="2">');
+      expect(res.body).toContain('<input id="filter-price__lt" type="number" step="any" name="price__lt" value="12.5">');
+      expect(res.body).toContain('<select id="filter-in_print" name="in_print">');
+      expect(res.body).toContain('<select id="filter-status" name="status"><option value="" selected>---------</option><option value="draft">draft</option>');
+      expect(res.body).toContain('<input id="filter-published__gte" type="date" name="published__gte" value="">');
+      expect(res.body).toContain('<input id="filter-author__name__icontains" type="text" name="author__name__icontains" value="">');
+    });
+
     it('OpenAPI lists each parameter with the model field\'s type', async () => {
       const doc = generateOpenAPI(app) as { paths: Record<string, { get: { parameters: { name: string; schema: unknown }[] } }> };
       const params = Object.fromEntries(doc.paths['/books/']!.get.parameters.map((p) => [p.name, p.schema]));
