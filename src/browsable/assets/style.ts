@@ -60,7 +60,7 @@ label.inline { display: inline; font-weight: normal; }
 .check { display: flex; align-items: center; gap: .4rem; margin: .6rem 0; }
 .check label { margin: 0; font-weight: normal; }
 .help { margin: .1rem 0 0; color: #4a5563; font-size: .85rem; }
-input[type=text], input[type=password], input[type=search], input[type=email], input[type=number], input[type=url], select, textarea { width: 100%; padding: .45rem .5rem; border: 1px solid #8a96a3; border-radius: .3rem; font: inherit; background: #fff; color: #1f2328; }
+input[type=text], input[type=password], input[type=search], input[type=email], input[type=number], input[type=url], input[type=date], input[type=datetime-local], input[type=time], select, textarea { width: 100%; padding: .45rem .5rem; border: 1px solid #8a96a3; border-radius: .3rem; font: inherit; background: #fff; color: #1f2328; }
 input[type=checkbox] { width: 1.1rem; height: 1.1rem; }
 textarea { min-height: 10rem; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 13px; }
 .form-actions { display: flex; flex-wrap: wrap; align-items: center; gap: .5rem; margin-top: .8rem; }
@@ -94,6 +94,12 @@ table.list td form { display: inline; margin: 0; }
 .filter-ordering h2 { font-size: 1rem; margin: .8rem 0 .3rem; }
 .filter-ordering ul { list-style: none; display: flex; flex-wrap: wrap; gap: .3rem .9rem; padding: 0; margin: 0; }
 .filter-ordering a[aria-current] { font-weight: 700; color: #1f2328; }
+#changelist-filter h2 { font-size: 1rem; margin: 0; }
+#changelist-filter h3 { font-size: .95rem; margin: .7rem 0 .3rem; }
+#changelist-filter ul { list-style: none; display: flex; flex-wrap: wrap; gap: .3rem .9rem; padding: 0; margin: 0; }
+#changelist-filter a[aria-current] { font-weight: 700; color: #1f2328; }
+.readonly .label { display: block; font-weight: 600; margin: .5rem 0 .2rem; }
+.readonly-value { padding: .3rem 0; overflow-wrap: anywhere; }
 .filter-fields p { margin: .3rem 0; }
 .confirm { max-width: 560px; }
 .login-box { max-width: 380px; margin: 2.5rem auto; }
