@@ -1,7 +1,7 @@
 import type { AppContext } from '../context.js';
 import type { RequestEnvironment } from '../request.js';
 import { deployChecks } from './security.js';
-import { checkViewColumns, checkViewNames, type MountedView } from './views.js';
+import { checkRelatedNames, checkViewColumns, checkViewNames, type MountedView } from './views.js';
 import { checkModelNames } from './models.js';
 import { ERROR, formatReport, SystemCheckError, type CheckLevel, type CheckMessage } from './messages.js';
 
@@ -33,6 +33,7 @@ const BUILTIN: readonly SystemCheck[] = [
   { tags: ['views', 'database'], run: (c) => checkViewColumns(c.app, c.views, mounted.get(c.app)!.env) },
   { tags: ['views'], run: (c) => checkModelNames(c.views) },
   { tags: ['urls'], run: (c) => checkViewNames(c.routeNames, c.views) },
+  { tags: ['views'], run: (c) => checkRelatedNames(c.views) },
   { tags: ['security'], deploy: true, run: (c) => deployChecks(c.app.settings, c.env) },
 ];
 

@@ -9,6 +9,7 @@ import { catalogueColumns, describeQuery, type QueryColumns } from './columns.js
 import { closestMatch } from './difflib.js';
 import { modelOf } from '../filters/relations.js';
 import { checkError, type CheckMessage } from './messages.js';
+import { relatedNameProblem } from '../models/related.js';
 
 /** A route as mounted: its compiled form and the bound view serving it. */
 export interface MountedView {
@@ -332,4 +333,53 @@ function* hyperlinks(field: unknown, prefix: string, visited: Set<unknown>): Gen
     for (const [name, inner] of Object.entries(f.fields as Record<string, unknown>)) yield* hyperlinks(inner, prefix ? `${prefix}.${name}` : name, visited);
   }
   if (f.child) yield* hyperlinks(f.child, prefix, visited);
+}
+
+/**
+ * The `selectRelated` / `prefetchRelated` names of every generic view (with
+ * those its model serializer's `relatedToLoad()` adds) against its model's
+ * relations: a name that is not one is `views.E002` with a "did you mean";
+ * names on a view without `model` are `views.E003`. A view class mounted at
+ * several routes is reported once.
+ */
+export function checkRelatedNames(views: readonly MountedView[]): CheckMessage[] {
+  const out: CheckMessage[] = [];
+  const seen = new Set<string>();
+  for (const mounted of views) {
+    const view = mounted.view;
+    if (!isGenericView(view)) continue;
+    let load: { selectRelated: readonly string[]; prefetchRelated: readonly string[] };
+    try {
+      load = typeof view.getRelatedToLoad === 'function' ? view.getRelatedToLoad(null) : { selectRelated: view.selectRelated ?? [], prefetchRelated: view.prefetchRelated ?? [] };
+    } catch {
+      continue;
+    }
+    const obj = describeView(mounted);
+    const report = (m: CheckMessage, key: string) => {
+      const k = `${view.constructor.name}|${key}`;
+      if (!seen.has(k)) {
+        seen.add(k);
+        out.push(m);
+      }
+    };
+    const model = view.model;
+    for (const setting of ['selectRelated', 'prefetchRelated'] as const) {
+      for (const name of load[setting]) {
+        if (!model) {
+          report(
+            checkError(`'${setting}' names '${name}', but the view has no model whose relations it could load.`, {
+              obj,
+              id: 'views.E003',
+              hint: "Set the view's model (model = Book).",
+            }),
+            `E003|${setting}|${name}`,
+          );
+          continue;
+        }
+        const problem = relatedNameProblem(model, name, setting);
+        if (problem) report(checkError(problem.msg, { obj, id: 'views.E002', hint: problem.hint }), `E002|${setting}|${name}`);
+      }
+    }
+  }
+  return out;
 }

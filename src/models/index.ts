@@ -9,6 +9,8 @@ export { migration, ModelMigration, stateOf, bindModelMigrations } from './migra
 export type { ModelMigrationOptions } from './migration.js';
 export type { ModelState, ProjectState } from './state.js';
 export { isModelSaving } from './saving.js';
+export { loadRelated, relationNames, relatedNameProblem } from './related.js';
+export type { RelatedToLoad, RelatedNameProblem, ManyToManyLike } from './related.js';
 export type { ModelSaving, SaveContext } from './saving.js';
 export { detectChanges, modelState, sameField, ChangeQuestion } from './autodetector.js';
 export type { DetectOptions } from './autodetector.js';

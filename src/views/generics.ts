@@ -8,6 +8,10 @@ import type { InputOf, Serializer, Shape } from '../serializers/serializer.js';
 import type { FilterBackend, FilterBackendClass } from '../filters/base.js';
 import { findOne, listAll } from './source.js';
 import { converters, type PathConverter } from '../routing/converters.js';
+import type { Kysely } from 'kysely';
+import type { AnyModel } from '../models/model.js';
+import { isModelSaving, type ModelSaving } from '../models/saving.js';
+import { loadRelated } from '../models/related.js';
 
 /** What `serialize` receives: the request (for `reverse`) and the view. */
 export interface SerializeContext {
@@ -27,15 +31,40 @@ type AnySerializer = Serializer<any>;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type ViewInput<S> = S extends Serializer<infer F extends Shape> ? InputOf<F> : Record<string, any>;
 
+/** Path converter of a lookup field by its model field kind. */
+const INT_KINDS: ReadonlySet<string> = new Set(['auto', 'bigAuto', 'integer', 'bigInteger']);
+
 /**
  * The base of list/detail views over a source (an array or a Kysely select
  * builder), as DRF's `GenericAPIView`. Override `getQueryset` for the items,
- * `serialize` for their JSON, `validate` and `perform*` for writes.
+ * `serialize` for their JSON, `validate` and `perform*` for writes — or set
+ * `model` (and a model serializer) and override nothing.
  */
 export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> extends APIView {
   /** Pagination for list responses; `null` switches it off, `undefined` = DEFAULT_PAGINATION_CLASS. */
   paginationClass?: PaginationClass | null;
-  /** The field objects are looked up by. */
+  /**
+   * The model this view lists and writes (DRF's `queryset = Book.objects.all()`).
+   * With it, `getQueryset` defaults to every row of its table in
+   * `meta.ordering`, `lookupField` to its primary key, the 404 message names
+   * it (`No Book matches the given query.`), and `performCreate` /
+   * `performUpdate` / `performDestroy` write through the request's model
+   * serializer, each request in one transaction.
+   */
+  model?: AnyModel;
+  /**
+   * To-one relations (`author`, `author__publisher`) whose rows are loaded for
+   * each page, each in one `WHERE pk IN (…)` query, and attached under the
+   * field's name: DRF's `queryset.select_related('author')`. Needs `model`.
+   */
+  selectRelated?: readonly string[];
+  /**
+   * Many-to-many relations (`tags`) loaded for each page, one query per
+   * relation through the join table, attached as arrays under the field's
+   * name: DRF's `queryset.prefetch_related('tags')`. Needs `model`.
+   */
+  prefetchRelated?: readonly string[];
+  /** The field objects are looked up by (with `model`: its primary key unless set). */
   lookupField = 'id';
   /** The path parameter holding the lookup value (defaults to `lookupField`, or `pk` when the route uses it). */
   lookupUrlKwarg?: string;
@@ -43,7 +72,9 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
    * The path converter (`'int'`, `'str'`, `'slug'`, `'uuid'`, or one added
    * with `registerConverter`) a lookup value must pass before it reaches the
    * query, as DRF's `lookup_value_converter`; a value it refuses is a 404.
-   * Defaults to `'int'` when `lookupField` is `'id'` (the column
+   * Defaults, with `model`, to the lookup field's kind (`'int'` for
+   * automatic and integer keys, `'uuid'` for uuid fields, `'str'`
+   * otherwise); without, to `'int'` when `lookupField` is `'id'` (the column
    * `addIdColumn` creates), `'str'` otherwise.
    */
   lookupValueConverter?: string;
@@ -72,7 +103,10 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
   private _filterBackends: readonly FilterBackend[] = [];
 
   protected override onBind(app: AppContext): void {
-    const name = this.lookupValueConverter ?? (this.lookupField === 'id' ? 'int' : 'str');
+    const model = this.model;
+    // `lookupField` is a plain field set to 'id': a model keyed otherwise looks up by its own key.
+    if (model && this.lookupField === 'id' && !('id' in model.fields)) this.lookupField = model.primaryKey;
+    const name = this.lookupValueConverter ?? this.defaultLookupConverter();
     const converter = converters[name];
     if (!converter) throw new ImproperlyConfigured(`${this.constructor.name}.lookupValueConverter: unknown path converter "${name}".`);
     this._lookupConverter = converter;
@@ -83,14 +117,70 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
     for (const backend of this._filterBackends) backend.checkView?.(this);
   }
 
+  private defaultLookupConverter(): string {
+    const kind = this.model?.fields[this.lookupField]?.kind;
+    if (kind === undefined) return this.lookupField === 'id' ? 'int' : 'str';
+    return INT_KINDS.has(kind) ? 'int' : kind === 'uuid' ? 'uuid' : 'str';
+  }
+
   /** The pagination instance shared by every request of this view, or `null`. */
   get paginator(): Pagination<T> | null {
     return this._paginator;
   }
 
-  /** The items this view works on. */
-  getQueryset(_req: ApiRequest): Source<T> | Promise<Source<T>> {
-    throw new ImproperlyConfigured(`${this.constructor.name} must override getQueryset().`);
+  /**
+   * The items this view works on. With `model`: every row of its table
+   * (`selectFrom(table).selectAll()`), ordered by the model's
+   * `meta.ordering` when it has one; an override may narrow it
+   * (`super.getQueryset(req).where(…)`). Without, views must override it.
+   */
+  getQueryset(req: ApiRequest): Source<T> | Promise<Source<T>> {
+    const model = this.model;
+    if (!model) throw new ImproperlyConfigured(`${this.constructor.name} must set model or override getQueryset().`);
+    let query = this.database(req).selectFrom(model.tableName).selectAll();
+    for (const term of model.meta.ordering ?? []) {
+      const desc = term.startsWith('-');
+      const name = desc ? term.slice(1) : term;
+      query = query.orderBy(model.fields[name]?.columnName(name) ?? name, desc ? 'desc' : 'asc');
+    }
+    return query as unknown as Source<T>;
+  }
+
+  /** The app's database (the `db` service), as model views read and write it. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  protected database(req: ApiRequest): Kysely<any> {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    return req.app.services.get('db') as unknown as Kysely<any>;
+  }
+
+  /**
+   * The relations to load for each page: the view's `selectRelated` and
+   * `prefetchRelated` with those the request's serializer renders (a model
+   * serializer's `relatedToLoad()`).
+   */
+  getRelatedToLoad(req: ApiRequest | null): { selectRelated: readonly string[]; prefetchRelated: readonly string[] } {
+    const selectRelated = [...(this.selectRelated ?? [])];
+    const prefetchRelated = [...(this.prefetchRelated ?? [])];
+    const serializer = this.getSerializerClass(req);
+    if (isModelSaving(serializer)) {
+      const wanted = serializer.relatedToLoad();
+      for (const name of wanted.selectRelated) if (!selectRelated.includes(name)) selectRelated.push(name);
+      for (const name of wanted.prefetchRelated) if (!prefetchRelated.includes(name)) prefetchRelated.push(name);
+    }
+    return { selectRelated, prefetchRelated };
+  }
+
+  /**
+   * Attaches the related rows of `rows` (a page, or one object) under the
+   * field names, one query per relation (`loadRelated`); nothing without
+   * `model` or without relations to load.
+   */
+  async loadRelatedRows(req: ApiRequest, rows: T[]): Promise<T[]> {
+    const model = this.model;
+    if (!model || rows.length === 0) return rows;
+    const load = this.getRelatedToLoad(req);
+    if (load.selectRelated.length === 0 && load.prefetchRelated.length === 0) return rows;
+    return loadRelated(this.database(req), model, rows as unknown as object[], load) as unknown as Promise<T[]>;
   }
 
   /** The filter backend instances of this view (built once, at bind). */
@@ -155,15 +245,16 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
         throw notFound();
       }
     }
-    const obj = await findOne(source, this.lookupField, value);
+    const column = this.model?.fields[this.lookupField]?.columnName(this.lookupField) ?? this.lookupField;
+    const obj = await findOne(source, column, value);
     if (obj === undefined) throw notFound();
     await this.checkObjectPermissions(req, obj);
     return obj;
   }
 
-  /** Used in the 404 message for a missing object. */
+  /** Used in the 404 message for a missing object: the model's `objectName`, else `object`. */
   protected itemName(): string {
-    return 'object';
+    return this.model?.objectName ?? 'object';
   }
 
   /** The page's items, or `null` when this view does not paginate. */
@@ -204,17 +295,60 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
     return data as Partial<ViewInput<S>>;
   }
 
-  performCreate(_req: ApiRequest, _data: ViewInput<S>): T | Promise<T> {
-    throw new ImproperlyConfigured(`${this.constructor.name} must override performCreate().`);
+  /**
+   * Writes a new item and returns it. With `model`: the request's model
+   * serializer's `create`, in one transaction (a failing write — a
+   * constraint, a many-to-many row — leaves nothing behind).
+   */
+  performCreate(req: ApiRequest, data: ViewInput<S>): T | Promise<T> {
+    const saving = this.modelSaving(req, 'performCreate');
+    const ctx = { request: req };
+    return this.database(req)
+      .transaction()
+      .execute((trx) => saving.create(trx, data as Record<string, unknown>, ctx)) as Promise<T>;
   }
 
-  /** PUT and PATCH: with PATCH only the fields sent are present. */
-  performUpdate(_req: ApiRequest, _instance: T, _data: Partial<ViewInput<S>>): T | Promise<T> {
-    throw new ImproperlyConfigured(`${this.constructor.name} must override performUpdate().`);
+  /**
+   * PUT and PATCH: with PATCH only the fields sent are present. With
+   * `model`: the request's model serializer's `update`, in one transaction.
+   */
+  performUpdate(req: ApiRequest, instance: T, data: Partial<ViewInput<S>>): T | Promise<T> {
+    const saving = this.modelSaving(req, 'performUpdate');
+    const ctx = { request: req };
+    return this.database(req)
+      .transaction()
+      .execute((trx) => saving.update(trx, instance as Record<string, unknown>, data as Record<string, unknown>, ctx)) as Promise<T>;
   }
 
-  performDestroy(_req: ApiRequest, _instance: T): void | Promise<void> {
-    throw new ImproperlyConfigured(`${this.constructor.name} must override performDestroy().`);
+  /**
+   * Deletes the item. With `model`: its row, by primary key, in one
+   * statement (rows that refer to it go as their foreign keys' `onDelete`
+   * says, in the database, join rows of many-to-many fields included).
+   */
+  performDestroy(req: ApiRequest, instance: T): void | Promise<void> {
+    const model = this.model;
+    if (!model) throw new ImproperlyConfigured(`${this.constructor.name} must set model or override performDestroy().`);
+    const pk = model.primaryKey;
+    return this.database(req)
+      .deleteFrom(model.tableName)
+      .where(model.fields[pk]!.columnName(pk), '=', (instance as Record<string, unknown>)[pk])
+      .execute()
+      .then(() => undefined);
+  }
+
+  /** The request's serializer, which must save `model` rows for the default `perform*`. */
+  private modelSaving(req: ApiRequest, method: string): ModelSaving {
+    const model = this.model;
+    const name = this.constructor.name;
+    if (!model) throw new ImproperlyConfigured(`${name} must set model or override ${method}().`);
+    const serializer = this.getSerializerClass(req);
+    if (!isModelSaving(serializer)) {
+      throw new ImproperlyConfigured(
+        `${name} has model ${model.objectName} but its serializer cannot save rows: give it a model serializer ` +
+          `(modelSerializer(${model.objectName}, …)) or override ${method}().`,
+      );
+    }
+    return serializer;
   }
 
   /** Headers for a 201: `Location` when the item has a `url`. */
@@ -255,19 +389,19 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
   async list(req: ApiRequest): Promise<Response> {
     const source = await this.filterQueryset(req, await this.getQueryset(req));
     const page = await this.paginateQueryset(source, req);
-    if (page !== null) return this.getPaginatedResponse(this.serializeMany(page, req), req);
-    return new Response(this.serializeMany(await listAll(source), req));
+    if (page !== null) return this.getPaginatedResponse(this.serializeMany(await this.loadRelatedRows(req, page), req), req);
+    return new Response(this.serializeMany(await this.loadRelatedRows(req, await listAll(source)), req));
   }
 
   async retrieve(req: ApiRequest): Promise<Response> {
-    const obj = await this.getObject(req);
-    return new Response(this.serialize(obj, { request: req, view: this }));
+    const [obj] = await this.loadRelatedRows(req, [await this.getObject(req)]);
+    return new Response(this.serialize(obj!, { request: req, view: this }));
   }
 
   async create(req: ApiRequest): Promise<Response> {
     const data = await this.validate(req.data, { request: req, partial: false, instance: null });
     // Non-partial validation returned every required field.
-    const obj = await this.performCreate(req, data as ViewInput<S>);
+    const [obj] = await this.loadRelatedRows(req, [await this.performCreate(req, data as ViewInput<S>)]);
     const body = this.serialize(obj, { request: req, view: this });
     return new Response(body, { status: 201, headers: this.getSuccessHeaders(body) });
   }
@@ -275,8 +409,8 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
   async update(req: ApiRequest, partial = false): Promise<Response> {
     const instance = await this.getObject(req);
     const data = await this.validate(req.data, { request: req, partial, instance });
-    const obj = await this.performUpdate(req, instance, data);
-    return new Response(this.serialize(obj, { request: req, view: this }));
+    const [obj] = await this.loadRelatedRows(req, [await this.performUpdate(req, instance, data)]);
+    return new Response(this.serialize(obj!, { request: req, view: this }));
   }
 
   partialUpdate(req: ApiRequest): Promise<Response> {

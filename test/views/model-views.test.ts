@@ -1,0 +1,426 @@
+/**
+ * Model views: a viewset with `model` and a model-saving serializer lists,
+ * retrieves, creates, updates and deletes rows with no `getQueryset` and no
+ * `perform*` of its own; each write is one transaction; related rows are
+ * loaded for a whole page in one query per relation, so a page of 20 costs
+ * the same number of statements as a page of 5.
+ */
+import { sql, type Kysely, type KyselyPlugin } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  addIdColumn,
+  createApp,
+  DefaultRouter,
+  field,
+  hyperlinkedIdentity,
+  include,
+  integer,
+  LimitOffsetPagination,
+  ModelViewSet,
+  model,
+  nested,
+  primaryKeyRelated,
+  runChecks,
+  serializer,
+  string,
+  createModel,
+  migration,
+  type ApiRequest,
+  type TrestleApp,
+} from '../../src/index.js';
+import type { Database } from '../../src/db/database.js';
+import { migrate } from '../../src/db/migrate.js';
+import type { AnyModel, ModelSaving, SaveContext } from '../../src/models/index.js';
+import { testDatabases } from '../helpers/databases.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyDb = Kysely<any>;
+type Row = Record<string, unknown>;
+
+const Publisher = model('mv_publisher', { name: field.char({ maxLength: 100 }) });
+const Author = model('mv_author', {
+  name: field.char({ maxLength: 100 }),
+  publisher: field.foreignKey(() => Publisher, { onDelete: 'cascade', null: true }),
+});
+const Book = model(
+  'mv_book',
+  {
+    title: field.char({ maxLength: 100, unique: true }),
+    slug: field.slug({ unique: true }),
+    author: field.foreignKey(() => Author, { onDelete: 'cascade' }),
+    year: field.integer({ null: true }),
+  },
+  { ordering: ['-year', 'id'] },
+);
+/** Keyed by a uuid: the lookup converter follows the key's kind. */
+const Token = model('mv_token', { key: field.uuid({ primaryKey: true }), note: field.char({ maxLength: 20 }) });
+
+const initial = migration({
+  operations: [Publisher, Author, Book, Token].map((m) => createModel(m.tableName, m.fields, m.meta)),
+});
+
+/** A join table the many-to-many write of the stub below goes to (book → tag, the tag must exist). */
+async function createJoinTables(d: AnyDb): Promise<void> {
+  await d.schema.createTable('mv_tag').addColumn('id', 'integer', (c) => c.primaryKey()).addColumn('name', 'varchar(20)', (c) => c.notNull()).execute();
+  await addIdColumn(d, d.schema.createTable('mv_book_tags'))
+    .addColumn('book_id', 'integer', (c) => c.notNull().references('mv_book.id').onDelete('cascade'))
+    .addColumn('tag_id', 'integer', (c) => c.notNull().references('mv_tag.id'))
+    .execute();
+}
+
+const db = (req: ApiRequest): AnyDb => req.app.services.get('db') as unknown as AnyDb;
+
+/** A serializer that saves rows of `m` (the contract a model serializer fulfils). */
+function saving<S extends object>(
+  s: S,
+  m: AnyModel,
+  columns: (data: Row) => Row,
+  related: { selectRelated: string[]; prefetchRelated: string[] },
+  after?: (db: AnyDb, row: Row, data: Row) => Promise<void>,
+): S & ModelSaving {
+  const out = s as S & ModelSaving;
+  Object.assign(out, {
+    model: m,
+    async create(d: AnyDb, data: Row, _ctx: SaveContext) {
+      const row = (await d.insertInto(m.tableName).values(m.insertValues(columns(data))).returningAll().executeTakeFirstOrThrow()) as Row;
+      await after?.(d, row, data);
+      return row;
+    },
+    async update(d: AnyDb, instance: Row, data: Row) {
+      const changes = columns(data);
+      if (Object.keys(changes).length === 0) return instance;
+      const pk = m.primaryKey;
+      return d.updateTable(m.tableName).set(changes).where(pk, '=', instance[pk]).returningAll().executeTakeFirstOrThrow();
+    },
+    relatedToLoad: () => related,
+  });
+  return out;
+}
+
+const PublisherSerializer = serializer({ id: integer({ readOnly: true }), name: string() });
+const AuthorSerializer = serializer({
+  id: integer({ readOnly: true }),
+  name: string(),
+  publisher: nested(PublisherSerializer, { readOnly: true, allowNull: true }),
+});
+
+function bookColumns(data: Row): Row {
+  const out: Row = {};
+  for (const k of ['title', 'slug', 'year']) if (data[k] !== undefined) out[k] = data[k];
+  if (data['author_id'] !== undefined) out['author_id'] = (data['author_id'] as Row)['id'];
+  return out;
+}
+
+const BookSerializer = saving(
+  serializer({
+    url: hyperlinkedIdentity({ viewName: 'book-detail', lookupField: 'slug' }),
+    id: integer({ readOnly: true }),
+    title: string({ maxLength: 100 }),
+    slug: string({ maxLength: 50 }),
+    year: integer({ allowNull: true, required: false }),
+    author: nested(AuthorSerializer, { readOnly: true }),
+    author_id: primaryKeyRelated({ writeOnly: true, queryset: (req: ApiRequest) => db(req).selectFrom('mv_author').selectAll() }),
+    tag_ids: integer({ writeOnly: true, required: false }),
+  }),
+  Book,
+  bookColumns,
+  { selectRelated: ['author'], prefetchRelated: [] },
+  // A many-to-many write after the row: a tag that does not exist fails it, and the row with it.
+  async (d, row, data) => {
+    if (data['tag_ids'] !== undefined) await d.insertInto('mv_book_tags').values({ book_id: row['id'], tag_id: data['tag_ids'] }).execute();
+  },
+);
+
+class BookViewSet extends ModelViewSet {
+  override model = Book;
+  override serializer = BookSerializer as never;
+  override lookupField = 'slug';
+  override selectRelated = ['author__publisher'];
+}
+
+/** Narrows the model's queryset, as `super().get_queryset().filter(…)`. */
+class RecentBookViewSet extends BookViewSet {
+  override getQueryset(req: ApiRequest) {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    return (super.getQueryset(req) as any).where('year', '>=', 2000);
+  }
+}
+
+/** A model and a serializer that cannot save: reads work, writes are a configuration error. */
+class AuthorViewSet extends ModelViewSet {
+  override model = Author;
+  override serializer = AuthorSerializer as never;
+  override selectRelated = ['publisher'];
+}
+
+class TokenViewSet extends ModelViewSet {
+  override model = Token;
+}
+
+function routes() {
+  const router = new DefaultRouter();
+  router.register('books', BookViewSet, { basename: 'book' });
+  router.register('recent', RecentBookViewSet, { basename: 'recent' });
+  router.register('authors', AuthorViewSet, { basename: 'author' });
+  router.register('tokens', TokenViewSet, { basename: 'token' });
+  return [include('api/', router.urls)];
+}
+
+/** Counts the statements run on the app's database (a plug-in sees every query, in transactions too). */
+function counted(database: Database): { database: Database; statements: string[] } {
+  const statements: string[] = [];
+  const pending = new Map<unknown, string>();
+  const counter: KyselyPlugin = {
+    transformQuery: (args) => {
+      pending.set(args.queryId, args.node.kind);
+      return args.node;
+    },
+    transformResult: async (args) => {
+      statements.push(pending.get(args.queryId) ?? '?');
+      pending.delete(args.queryId);
+      return args.result;
+    },
+  };
+  return { database: { ...database, db: database.db.withPlugin(counter) }, statements };
+}
+
+describe.each(testDatabases())('model views on $name', ({ open }) => {
+  let database: Database;
+  let app: TrestleApp;
+  let statements: string[];
+
+  beforeEach(async () => {
+    const raw = await open();
+    await migrate(raw, { '0001_initial': initial });
+    await createJoinTables(raw.db as AnyDb);
+    const d = raw.db as AnyDb;
+    const [press] = await d.insertInto('mv_publisher').values([{ name: 'Gollancz' }]).returningAll().execute();
+    const authors = await d
+      .insertInto('mv_author')
+      .values([
+        { name: 'Le Guin', publisher_id: press!.id },
+        { name: 'Herbert', publisher_id: null },
+      ])
+      .returningAll()
+      .execute();
+    const books: Row[] = [];
+    for (let i = 1; i <= 24; i++) books.push({ title: `Book ${i}`, slug: `book-${i}`, author_id: authors[i % 2]!.id, year: 1990 + i });
+    await d.insertInto('mv_book').values(books).execute();
+    await d.insertInto('mv_tag').values({ id: 1, name: 'sf' }).execute();
+    const c = counted(raw);
+    database = c.database;
+    statements = c.statements;
+    database.close = raw.close;
+    app = await createApp({
+      database,
+      logger: false,
+      settings: { DEFAULT_PAGINATION_CLASS: LimitOffsetPagination, PAGE_SIZE: 5 },
+      routes: routes(),
+    });
+    await app.ready();
+    // The start-up checks read the catalogue once: warm up before counting.
+    await app.inject({ url: '/api/books/?limit=1' });
+  });
+
+  afterEach(async () => {
+    await app.close();
+    await database.close();
+  });
+
+  const bookCount = async () => Number((await sql<{ n: number }>`select count(*) as n from mv_book`.execute(database.db)).rows[0]!.n);
+
+  it('lists rows in meta.ordering, with the author and its publisher attached', async () => {
+    const res = await app.inject({ url: '/api/books/?limit=2' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json');
+    expect(res.json()).toEqual({
+      count: 24,
+      next: 'http://localhost:80/api/books/?limit=2&offset=2',
+      previous: null,
+      results: [
+        {
+          url: 'http://localhost:80/api/books/book-24/',
+          id: 24,
+          title: 'Book 24',
+          slug: 'book-24',
+          year: 2014,
+          author: { id: 1, name: 'Le Guin', publisher: { id: 1, name: 'Gollancz' } },
+        },
+        {
+          url: 'http://localhost:80/api/books/book-23/',
+          id: 23,
+          title: 'Book 23',
+          slug: 'book-23',
+          year: 2013,
+          author: { id: 2, name: 'Herbert', publisher: null },
+        },
+      ],
+    });
+  });
+
+  it('a page of 20 costs the statements a page of 5 does: one per relation, not one per row', async () => {
+    statements.length = 0;
+    const five = await app.inject({ url: '/api/books/?limit=5' });
+    const small = statements.splice(0);
+    const twenty = await app.inject({ url: '/api/books/?limit=20' });
+    const large = statements.splice(0);
+    expect(five.statusCode).toBe(200);
+    expect(twenty.statusCode).toBe(200);
+    expect(five.json().results).toHaveLength(5);
+    expect(twenty.json().results).toHaveLength(20);
+    expect(twenty.json().results.every((b: Row) => (b['author'] as Row)['name'] !== undefined)).toBe(true);
+    // count, page, authors, publishers.
+    expect(small).toEqual(['SelectQueryNode', 'SelectQueryNode', 'SelectQueryNode', 'SelectQueryNode']);
+    expect(large).toEqual(small);
+    // A detail: the row, its author, the author's publisher.
+    const detail = await app.inject({ url: '/api/books/book-8/' });
+    expect(detail.statusCode).toBe(200);
+    expect(detail.json().author).toEqual({ id: 1, name: 'Le Guin', publisher: { id: 1, name: 'Gollancz' } });
+    expect(statements.splice(0)).toHaveLength(3);
+    // No publisher to load (a null key): no query for it.
+    const herbert = await app.inject({ url: '/api/books/book-7/' });
+    expect(herbert.json().author).toEqual({ id: 2, name: 'Herbert', publisher: null });
+    expect(statements.splice(0)).toHaveLength(2);
+  });
+
+  it('retrieves by the lookup field; a missing one is a 404 naming the model', async () => {
+    const res = await app.inject({ url: '/api/books/book-3/' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ id: 3, slug: 'book-3', author: { id: 2, name: 'Herbert' } });
+    const missing = await app.inject({ url: '/api/books/no-such-book/' });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.headers['content-type']).toBe('application/json');
+    expect(missing.json()).toEqual({ detail: 'No Book matches the given query.' });
+  });
+
+  it('the default lookup is the primary key, converted by its kind', async () => {
+    const res = await app.inject({ url: '/api/authors/1/' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ id: 1, name: 'Le Guin', publisher: { id: 1, name: 'Gollancz' } });
+    const notInt = await app.inject({ url: '/api/authors/abc/' });
+    expect(notInt.statusCode).toBe(404);
+    expect(notInt.json()).toEqual({ detail: 'No Author matches the given query.' });
+    const key = '6f1c1b8e-1d2a-4c3b-9e4f-5a6b7c8d9e0f';
+    await (database.db as AnyDb).insertInto('mv_token').values({ key, note: 'hi' }).execute();
+    const token = await app.inject({ url: `/api/tokens/${key}/` });
+    expect(token.statusCode).toBe(200);
+    expect(token.json()).toEqual({ key, note: 'hi' });
+    const notUuid = await app.inject({ url: '/api/tokens/1/' });
+    expect(notUuid.statusCode).toBe(404);
+    expect(notUuid.json()).toEqual({ detail: 'No Token matches the given query.' });
+  });
+
+  it('an override narrows the model queryset', async () => {
+    const res = await app.inject({ url: '/api/recent/?limit=100' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().count).toBe(15);
+    expect(res.json().results.map((b: Row) => b['year'])).toEqual(Array.from({ length: 15 }, (_, i) => 2014 - i));
+    const outside = await app.inject({ url: '/api/recent/book-1/' });
+    expect(outside.statusCode).toBe(404);
+  });
+
+  it('creates through the serializer in one transaction: 201, Location, the related rows rendered', async () => {
+    const res = await app.inject({ method: 'POST', url: '/api/books/', payload: { title: 'Dune', slug: 'dune', year: 1965, author_id: 2 } });
+    expect(res.statusCode).toBe(201);
+    expect(res.headers['location']).toBe('http://localhost:80/api/books/dune/');
+    expect(res.json()).toEqual({
+      url: 'http://localhost:80/api/books/dune/',
+      id: 25,
+      title: 'Dune',
+      slug: 'dune',
+      year: 1965,
+      author: { id: 2, name: 'Herbert', publisher: null },
+    });
+    expect(await bookCount()).toBe(25);
+  });
+
+  it('updates (PUT) and partially updates (PATCH) through the serializer', async () => {
+    const put = await app.inject({ method: 'PUT', url: '/api/books/book-1/', payload: { title: 'One', slug: 'one', year: null, author_id: 1 } });
+    expect(put.statusCode).toBe(200);
+    expect(put.json()).toEqual({
+      url: 'http://localhost:80/api/books/one/',
+      id: 1,
+      title: 'One',
+      slug: 'one',
+      year: null,
+      author: { id: 1, name: 'Le Guin', publisher: { id: 1, name: 'Gollancz' } },
+    });
+    const patch = await app.inject({ method: 'PATCH', url: '/api/books/one/', payload: { year: 1999 } });
+    expect(patch.statusCode).toBe(200);
+    expect(patch.json()).toMatchObject({ id: 1, title: 'One', year: 1999, author: { id: 1 } });
+    const missing = await app.inject({ method: 'PATCH', url: '/api/books/book-1/', payload: { year: 1 } });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json()).toEqual({ detail: 'No Book matches the given query.' });
+  });
+
+  it('destroys by primary key: 204, and rows referring to it go as onDelete says', async () => {
+    const res = await app.inject({ method: 'DELETE', url: '/api/books/book-2/' });
+    expect(res.statusCode).toBe(204);
+    expect(res.body).toBe('');
+    expect(await bookCount()).toBe(23);
+    expect((await app.inject({ url: '/api/books/book-2/' })).statusCode).toBe(404);
+    const author = await app.inject({ method: 'DELETE', url: '/api/authors/1/' });
+    expect(author.statusCode).toBe(204);
+    // Le Guin's other eleven books went with her.
+    expect(await bookCount()).toBe(12);
+  });
+
+  it('a constraint the database enforces inside the transaction is a 400 and writes nothing', async () => {
+    // No UniqueValidator on title: only the database refuses the second "Book 1".
+    const res = await app.inject({ method: 'POST', url: '/api/books/', payload: { title: 'Book 1', slug: 'again', author_id: 1 } });
+    expect(res.statusCode).toBe(400);
+    expect(res.headers['content-type']).toBe('application/json');
+    expect(res.json()).toEqual({ title: ['This field must be unique.'] });
+    expect(await bookCount()).toBe(24);
+  });
+
+  it('a failing write after the row (a join row to a missing tag) rolls the row back', async () => {
+    const res = await app.inject({ method: 'POST', url: '/api/books/', payload: { title: 'Orphan', slug: 'orphan', author_id: 1, tag_ids: 99 } });
+    expect(res.statusCode).toBe(400);
+    expect(await bookCount()).toBe(24);
+    const ok = await app.inject({ method: 'POST', url: '/api/books/', payload: { title: 'Tagged', slug: 'tagged', author_id: 1, tag_ids: 1 } });
+    expect(ok.statusCode).toBe(201);
+    expect(await bookCount()).toBe(25);
+  });
+
+  it('a model view whose serializer cannot save rows refuses writes with a configuration error', async () => {
+    const res = await app.inject({ method: 'POST', url: '/api/authors/', payload: { name: 'Banks' } });
+    expect(res.statusCode).toBe(500);
+    const count = (await sql<{ n: number }>`select count(*) as n from mv_author`.execute(database.db)).rows[0]!.n;
+    expect(Number(count)).toBe(2);
+  });
+});
+
+describe.each(testDatabases().slice(0, 1))('related names in the system checks on $name', ({ open }) => {
+  it('a selectRelated or prefetchRelated name that is not a relation is an error with a "did you mean"', async () => {
+    class Misnamed extends ModelViewSet {
+      override model = Book;
+      override selectRelated = ['autor', 'author__publsher', 'title'];
+      override prefetchRelated = ['author'];
+    }
+    class NoModel extends ModelViewSet {
+      override selectRelated = ['author'];
+      override getQueryset() {
+        return [];
+      }
+    }
+    const database = await open();
+    const router = new DefaultRouter();
+    router.register('books', Misnamed, { basename: 'book' });
+    router.register('plain', NoModel, { basename: 'plain' });
+    const app = await createApp({ database, logger: false, routes: [include('api/', router.urls)] });
+    try {
+      const messages = (await runChecks(app, { tags: ['views'] })).filter((m) => m.id?.startsWith('views.'));
+      expect(messages.map((m) => [m.id, m.msg, m.hint])).toEqual([
+        ['views.E002', "'selectRelated' names 'autor', which is not a field of model Book (table 'mv_book').", "Did you mean 'author'?"],
+        ['views.E002', "'selectRelated' names 'publsher' (in 'author__publsher'), which is not a field of model Author (table 'mv_author').", "Did you mean 'publisher'?"],
+        ['views.E002', "'selectRelated' names 'title', which is not a relation of model Book (table 'mv_book').", "Its relations are: 'author'."],
+        ['views.E003', "'selectRelated' names 'author', but the view has no model whose relations it could load.", "Set the view's model (model = Book)."],
+      ]);
+      expect(messages[0]!.obj).toBe("Misnamed at /api/books/ (name 'book-list')");
+    } finally {
+      await app.close();
+      await database.close();
+    }
+  });
+});
