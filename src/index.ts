@@ -376,8 +376,8 @@ export type { DbBoolean, DbTimestamp } from './db/schema.js';
 export { setCookie, clearCookie } from './cookies.js';
 export type { CookieOptions } from './cookies.js';
 export { model, field, Model, ModelField, RelationField, ManyToManyField, checkConstraint, uniqueConstraint, columnType, relatedObjects } from './models/index.js';
-export { loadRelated, relationNames } from './models/index.js';
-export type { RelatedToLoad } from './models/index.js';
+export { loadRelated, relationNames, isModelSaving } from './models/index.js';
+export type { RelatedToLoad, ModelSaving, SaveContext } from './models/index.js';
 export {
   migration,
   ModelMigration,
