@@ -101,6 +101,7 @@ export interface RelatedToLoad {
  */
 export interface ManyToManyLike {
   readonly kind: 'manyToMany';
+  readonly to: unknown;
   throughTable(selfTable: string): string;
   sourceColumn(selfTable: string): string;
   targetColumn(selfTable: string): string;
@@ -124,8 +125,8 @@ function isToOne(f: ModelField | undefined): f is ModelField & ToOneLike {
   return !!f && (f.kind === 'foreignKey' || f.kind === 'oneToOne');
 }
 
-/** The model a to-one field points at (`'self'`: `source`), or `null` when given by table name only. */
-function toOneTarget(f: ToOneLike, source: RelationTarget): RelationTarget | null {
+/** The model a relation points at (`'self'`: `source`), or `null` when given by table name only. */
+function toOneTarget(f: ToOneLike | ManyToManyLike, source: RelationTarget): RelationTarget | null {
   return f.to === 'self' ? source : f.targetModel();
 }
 
@@ -182,12 +183,22 @@ export function relatedNameProblem(target: RelationTarget, name: string, setting
       current = next;
       continue;
     }
-    if (isManyToMany(f) && setting === 'prefetchRelated') continue;
+    if (isManyToMany(f) && setting === 'prefetchRelated') {
+      if (toOneTarget(f, current) === null) {
+        return {
+          msg: `'${setting}' names '${name}', whose target is given by table name ('${String(f.to)}'), not by its model.`,
+          hint: 'Declare the relation with the model (`field.manyToMany(() => Tag)`) to load its rows.',
+        };
+      }
+      continue;
+    }
     const what = isManyToMany(f) ? `a many-to-many field of ${modelLabel(current)}: many-to-many fields go under 'prefetchRelated'` : f ? `not a relation of ${modelLabel(current)}` : `not a field of ${modelLabel(current)}`;
     const close = closestMatch(part, allowed);
     return {
       msg: `'${setting}' names '${part}'${where}, which is ${what}.`,
-      hint: close !== null ? `Did you mean '${close}'?` : allowed.length > 0 ? `Its relations are: ${allowed.map((n) => `'${n}'`).join(', ')}.` : `${modelLabel(current)} has no relation to load here.`,
+      hint: isManyToMany(f)
+        ? `Move '${name}' to 'prefetchRelated'.`
+        : close !== null ? `Did you mean '${close}'?` : allowed.length > 0 ? `Its relations are: ${allowed.map((n) => `'${n}'`).join(', ')}.` : `${modelLabel(current)} has no relation to load here.`,
     };
   }
   return null;
@@ -294,7 +305,7 @@ async function loadToOne(db: Kysely<any>, source: RelationTarget, rows: Row[], n
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 async function loadManyToMany(db: Kysely<any>, source: RelationTarget, rows: Row[], name: string): Promise<void> {
   const f = source.fields[name] as unknown as ManyToManyLike;
-  const target = f.targetModel() ?? source;
+  const target = toOneTarget(f, source) ?? source;
   const through = f.throughTable(source.tableName);
   const from = f.sourceColumn(source.tableName);
   const to = f.targetColumn(source.tableName);

@@ -8,7 +8,6 @@
 import { sql, type Kysely, type KyselyPlugin } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  addIdColumn,
   createApp,
   DefaultRouter,
   field,
@@ -16,6 +15,7 @@ import {
   include,
   integer,
   LimitOffsetPagination,
+  list,
   ModelViewSet,
   model,
   nested,
@@ -41,6 +41,7 @@ const Author = model('mv_author', {
   name: field.char({ maxLength: 100 }),
   publisher: field.foreignKey(() => Publisher, { onDelete: 'cascade', null: true }),
 });
+const Tag = model('mv_tag', { name: field.char({ maxLength: 20 }) });
 const Book = model(
   'mv_book',
   {
@@ -48,6 +49,7 @@ const Book = model(
     slug: field.slug({ unique: true }),
     author: field.foreignKey(() => Author, { onDelete: 'cascade' }),
     year: field.integer({ null: true }),
+    tags: field.manyToMany(() => Tag),
   },
   { ordering: ['-year', 'id'] },
 );
@@ -55,17 +57,12 @@ const Book = model(
 const Token = model('mv_token', { key: field.uuid({ primaryKey: true }), note: field.char({ maxLength: 20 }) });
 
 const initial = migration({
-  operations: [Publisher, Author, Book, Token].map((m) => createModel(m.tableName, m.fields, m.meta)),
+  operations: [Publisher, Author, Tag, Book, Token].map((m) => createModel(m.tableName, m.fields, m.meta)),
 });
-
-/** A join table the many-to-many write of the stub below goes to (book → tag, the tag must exist). */
-async function createJoinTables(d: AnyDb): Promise<void> {
-  await d.schema.createTable('mv_tag').addColumn('id', 'integer', (c) => c.primaryKey()).addColumn('name', 'varchar(20)', (c) => c.notNull()).execute();
-  await addIdColumn(d, d.schema.createTable('mv_book_tags'))
-    .addColumn('book_id', 'integer', (c) => c.notNull().references('mv_book.id').onDelete('cascade'))
-    .addColumn('tag_id', 'integer', (c) => c.notNull().references('mv_tag.id'))
-    .execute();
-}
+const tags = Book.fields.tags;
+const JOIN = tags.throughTable();
+const SOURCE = tags.sourceColumn();
+const TARGET = tags.targetColumn();
 
 const db = (req: ApiRequest): AnyDb => req.app.services.get('db') as unknown as AnyDb;
 
@@ -96,6 +93,7 @@ function saving<S extends object>(
   return out;
 }
 
+const TagSerializer = serializer({ id: integer({ readOnly: true }), name: string() });
 const PublisherSerializer = serializer({ id: integer({ readOnly: true }), name: string() });
 const AuthorSerializer = serializer({
   id: integer({ readOnly: true }),
@@ -119,14 +117,16 @@ const BookSerializer = saving(
     year: integer({ allowNull: true, required: false }),
     author: nested(AuthorSerializer, { readOnly: true }),
     author_id: primaryKeyRelated({ writeOnly: true, queryset: (req: ApiRequest) => db(req).selectFrom('mv_author').selectAll() }),
-    tag_ids: integer({ writeOnly: true, required: false }),
+    tags: list(nested(TagSerializer), { readOnly: true }),
+    tag_ids: list(integer(), { writeOnly: true, required: false }),
   }),
   Book,
   bookColumns,
-  { selectRelated: ['author'], prefetchRelated: [] },
-  // A many-to-many write after the row: a tag that does not exist fails it, and the row with it.
+  { selectRelated: ['author'], prefetchRelated: ['tags'] },
+  // The many-to-many rows after the row: a tag that does not exist fails them, and the row with them.
   async (d, row, data) => {
-    if (data['tag_ids'] !== undefined) await d.insertInto('mv_book_tags').values({ book_id: row['id'], tag_id: data['tag_ids'] }).execute();
+    const ids = (data['tag_ids'] ?? []) as number[];
+    if (ids.length > 0) await d.insertInto(JOIN).values(ids.map((id) => ({ [SOURCE]: row['id'], [TARGET]: id }))).execute();
   },
 );
 
@@ -192,7 +192,6 @@ describe.each(testDatabases())('model views on $name', ({ open }) => {
     const raw = await open();
     // The operations themselves, without the migrator (whose catalogue reads meet other runs' schemas).
     await initial.from({}).up(raw.db);
-    await createJoinTables(raw.db as AnyDb);
     const d = raw.db as AnyDb;
     const [press] = await d.insertInto('mv_publisher').values([{ name: 'Gollancz' }]).returningAll().execute();
     const authors = await d
@@ -206,7 +205,11 @@ describe.each(testDatabases())('model views on $name', ({ open }) => {
     const books: Row[] = [];
     for (let i = 1; i <= 24; i++) books.push({ title: `Book ${i}`, slug: `book-${i}`, author_id: authors[i % 2]!.id, year: 1990 + i });
     await d.insertInto('mv_book').values(books).execute();
-    await d.insertInto('mv_tag').values({ id: 1, name: 'sf' }).execute();
+    await d.insertInto('mv_tag').values([{ name: 'sf' }, { name: 'classic' }, { name: 'desert' }]).execute();
+    // Book n has the tags whose id divides n + 1 … (book 24: none; book 23: 1, 2, 3; book 22: 1).
+    const pairs: Row[] = [];
+    for (let n = 1; n <= 23; n++) for (const t of [3, 2, 1]) if ((n + 1) % t === 0) pairs.push({ [SOURCE]: n, [TARGET]: t });
+    await d.insertInto(JOIN).values(pairs).execute();
     const c = counted(raw);
     database = c.database;
     statements = c.statements;
@@ -245,6 +248,7 @@ describe.each(testDatabases())('model views on $name', ({ open }) => {
           slug: 'book-24',
           year: 2014,
           author: { id: 1, name: 'Le Guin', publisher: { id: 1, name: 'Gollancz' } },
+          tags: [],
         },
         {
           url: 'http://localhost:80/api/books/book-23/',
@@ -253,6 +257,11 @@ describe.each(testDatabases())('model views on $name', ({ open }) => {
           slug: 'book-23',
           year: 2013,
           author: { id: 2, name: 'Herbert', publisher: null },
+          tags: [
+            { id: 1, name: 'sf' },
+            { id: 2, name: 'classic' },
+            { id: 3, name: 'desert' },
+          ],
         },
       ],
     });
@@ -268,19 +277,26 @@ describe.each(testDatabases())('model views on $name', ({ open }) => {
     expect(twenty.statusCode).toBe(200);
     expect(five.json().results).toHaveLength(5);
     expect(twenty.json().results).toHaveLength(20);
-    expect(twenty.json().results.every((b: Row) => (b['author'] as Row)['name'] !== undefined)).toBe(true);
-    // count, page, authors, publishers.
-    expect(small).toEqual(['SelectQueryNode', 'SelectQueryNode', 'SelectQueryNode', 'SelectQueryNode']);
+    expect(twenty.json().results.every((b: Row) => (b['author'] as Row)['name'] !== undefined && Array.isArray(b['tags']))).toBe(true);
+    expect(twenty.json().results.map((b: Row) => (b['tags'] as Row[]).map((t) => t['id']))).toEqual(
+      Array.from({ length: 20 }, (_, i) => [1, 2, 3].filter((t) => 24 - i <= 23 && (25 - i) % t === 0)),
+    );
+    // count, page, authors, publishers, tags.
+    expect(small).toEqual(['SelectQueryNode', 'SelectQueryNode', 'SelectQueryNode', 'SelectQueryNode', 'SelectQueryNode']);
     expect(large).toEqual(small);
-    // A detail: the row, its author, the author's publisher.
+    // A detail: the row, its author, the author's publisher, its tags.
     const detail = await app.inject({ url: '/api/books/book-8/' });
     expect(detail.statusCode).toBe(200);
     expect(detail.json().author).toEqual({ id: 1, name: 'Le Guin', publisher: { id: 1, name: 'Gollancz' } });
-    expect(statements.splice(0)).toHaveLength(3);
+    expect(detail.json().tags).toEqual([
+      { id: 1, name: 'sf' },
+      { id: 3, name: 'desert' },
+    ]);
+    expect(statements.splice(0)).toHaveLength(4);
     // No publisher to load (a null key): no query for it.
     const herbert = await app.inject({ url: '/api/books/book-7/' });
     expect(herbert.json().author).toEqual({ id: 2, name: 'Herbert', publisher: null });
-    expect(statements.splice(0)).toHaveLength(2);
+    expect(statements.splice(0)).toHaveLength(3);
   });
 
   it('retrieves by the lookup field; a missing one is a 404 naming the model', async () => {
@@ -320,7 +336,7 @@ describe.each(testDatabases())('model views on $name', ({ open }) => {
   });
 
   it('creates through the serializer in one transaction: 201, Location, the related rows rendered', async () => {
-    const res = await app.inject({ method: 'POST', url: '/api/books/', payload: { title: 'Dune', slug: 'dune', year: 1965, author_id: 2 } });
+    const res = await app.inject({ method: 'POST', url: '/api/books/', payload: { title: 'Dune', slug: 'dune', year: 1965, author_id: 2, tag_ids: [3, 1] } });
     expect(res.statusCode).toBe(201);
     expect(res.headers['location']).toBe('http://localhost:80/api/books/dune/');
     expect(res.json()).toEqual({
@@ -330,6 +346,10 @@ describe.each(testDatabases())('model views on $name', ({ open }) => {
       slug: 'dune',
       year: 1965,
       author: { id: 2, name: 'Herbert', publisher: null },
+      tags: [
+        { id: 1, name: 'sf' },
+        { id: 3, name: 'desert' },
+      ],
     });
     expect(await bookCount()).toBe(25);
   });
@@ -344,6 +364,10 @@ describe.each(testDatabases())('model views on $name', ({ open }) => {
       slug: 'one',
       year: null,
       author: { id: 1, name: 'Le Guin', publisher: { id: 1, name: 'Gollancz' } },
+      tags: [
+        { id: 1, name: 'sf' },
+        { id: 2, name: 'classic' },
+      ],
     });
     const patch = await app.inject({ method: 'PATCH', url: '/api/books/one/', payload: { year: 1999 } });
     expect(patch.statusCode).toBe(200);
@@ -354,10 +378,14 @@ describe.each(testDatabases())('model views on $name', ({ open }) => {
   });
 
   it('destroys by primary key: 204, and rows referring to it go as onDelete says', async () => {
+    const joinRows = async () => (await (database.db as AnyDb).selectFrom(JOIN).selectAll().where(SOURCE, '=', 2).execute()).length;
+    expect(await joinRows()).toBe(2);
     const res = await app.inject({ method: 'DELETE', url: '/api/books/book-2/' });
     expect(res.statusCode).toBe(204);
     expect(res.body).toBe('');
     expect(await bookCount()).toBe(23);
+    // Its join rows went with it, in the database.
+    expect(await joinRows()).toBe(0);
     expect((await app.inject({ url: '/api/books/book-2/' })).statusCode).toBe(404);
     const author = await app.inject({ method: 'DELETE', url: '/api/authors/1/' });
     expect(author.statusCode).toBe(204);
@@ -374,13 +402,19 @@ describe.each(testDatabases())('model views on $name', ({ open }) => {
     expect(await bookCount()).toBe(24);
   });
 
-  it('a failing write after the row (a join row to a missing tag) rolls the row back', async () => {
-    const res = await app.inject({ method: 'POST', url: '/api/books/', payload: { title: 'Orphan', slug: 'orphan', author_id: 1, tag_ids: 99 } });
+  it('a failing many-to-many write (a join row to a missing tag) rolls the row back', async () => {
+    const joinCount = async () => (await (database.db as AnyDb).selectFrom(JOIN).selectAll().execute()).length;
+    const before = await joinCount();
+    const res = await app.inject({ method: 'POST', url: '/api/books/', payload: { title: 'Orphan', slug: 'orphan', author_id: 1, tag_ids: [1, 99] } });
     expect(res.statusCode).toBe(400);
+    expect(res.headers['content-type']).toBe('application/json');
     expect(await bookCount()).toBe(24);
-    const ok = await app.inject({ method: 'POST', url: '/api/books/', payload: { title: 'Tagged', slug: 'tagged', author_id: 1, tag_ids: 1 } });
+    expect(await joinCount()).toBe(before);
+    const ok = await app.inject({ method: 'POST', url: '/api/books/', payload: { title: 'Orphan', slug: 'orphan', author_id: 1, tag_ids: [1] } });
     expect(ok.statusCode).toBe(201);
+    expect(ok.json().tags).toEqual([{ id: 1, name: 'sf' }]);
     expect(await bookCount()).toBe(25);
+    expect(await joinCount()).toBe(before + 1);
   });
 
   it('a model view whose serializer cannot save rows refuses writes with a configuration error', async () => {
@@ -395,8 +429,8 @@ describe.each(testDatabases().slice(0, 1))('related names in the system checks o
   it('a selectRelated or prefetchRelated name that is not a relation is an error with a "did you mean"', async () => {
     class Misnamed extends ModelViewSet {
       override model = Book;
-      override selectRelated = ['autor', 'author__publsher', 'title'];
-      override prefetchRelated = ['author'];
+      override selectRelated = ['autor', 'author__publsher', 'title', 'tags'];
+      override prefetchRelated = ['author', 'tags', 'tgas'];
     }
     class NoModel extends ModelViewSet {
       override selectRelated = ['author'];
@@ -415,6 +449,12 @@ describe.each(testDatabases().slice(0, 1))('related names in the system checks o
         ['views.E002', "'selectRelated' names 'autor', which is not a field of model Book (table 'mv_book').", "Did you mean 'author'?"],
         ['views.E002', "'selectRelated' names 'publsher' (in 'author__publsher'), which is not a field of model Author (table 'mv_author').", "Did you mean 'publisher'?"],
         ['views.E002', "'selectRelated' names 'title', which is not a relation of model Book (table 'mv_book').", "Its relations are: 'author'."],
+        [
+          'views.E002',
+          "'selectRelated' names 'tags', which is a many-to-many field of model Book (table 'mv_book'): many-to-many fields go under 'prefetchRelated'.",
+          "Move 'tags' to 'prefetchRelated'.",
+        ],
+        ['views.E002', "'prefetchRelated' names 'tgas', which is not a field of model Book (table 'mv_book').", "Did you mean 'tags'?"],
         ['views.E003', "'selectRelated' names 'author', but the view has no model whose relations it could load.", "Set the view's model (model = Book)."],
       ]);
       expect(messages[0]!.obj).toBe("Misnamed at /api/books/ (name 'book-list')");
