@@ -248,7 +248,9 @@ function byFirstLevel(names: readonly string[]): Map<string, string[]> {
  *   rows ordered by the target's primary key (`[]` when none); a to-one
  *   field here loads as under `selectRelated`.
  *
- * A name that is not such a relation of the model throws (the system check
+ * A relation a row already carries (the related row under the field's
+ * name, matching its key; an array for many-to-many) is not read again. A
+ * name that is not such a relation of the model throws (the system check
  * `views.E002` reports it at start-up).
  *
  * @example
@@ -289,14 +291,23 @@ async function loadToOne(db: Kysely<any>, source: RelationTarget, rows: Row[], n
   const f = source.fields[name] as ModelField & ToOneLike;
   const target = toOneTarget(f, source) ?? source;
   const column = f.columnName(name);
-  const values = distinct(rows.map((r) => r[column]));
   const found = new Map<string, Row>();
+  const loaded = (r: Row): boolean => {
+    const attached = r[name];
+    const value = r[column];
+    if (attached === null) return value === null || value === undefined;
+    return typeof attached === 'object' && attached !== undefined && value !== null && value !== undefined && key((attached as Row)[target.primaryKey]) === key(value);
+  };
+  // Rows that already carry the relation (a model serializer's write loads what it renders) are not read again.
+  const missing = rows.filter((r) => !loaded(r));
+  for (const r of rows) if (r[name] !== null && loaded(r)) found.set(key(r[column]), r[name] as Row);
+  const values = distinct(missing.map((r) => r[column]));
   for (const part of chunks(values)) {
     const related = (await db.selectFrom(target.tableName).selectAll().where(target.primaryKey, 'in', part).execute()) as Row[];
     for (const r of related) found.set(key(r[target.primaryKey]), r);
   }
   if (deeper.length > 0 && found.size > 0) await loadRelated(db, target, [...found.values()], { selectRelated: deeper });
-  for (const row of rows) {
+  for (const row of missing) {
     const value = row[column];
     row[name] = value === null || value === undefined ? null : (found.get(key(value)) ?? null);
   }
@@ -309,6 +320,9 @@ async function loadManyToMany(db: Kysely<any>, source: RelationTarget, rows: Row
   const through = f.throughTable(source.tableName);
   const from = f.sourceColumn(source.tableName);
   const to = f.targetColumn(source.tableName);
+  const missing = rows.filter((r) => !Array.isArray(r[name]));
+  if (missing.length === 0) return;
+  rows = missing;
   const values = distinct(rows.map((r) => r[source.primaryKey]));
   const bySource = new Map<string, Row[]>();
   for (const part of chunks(values)) {
