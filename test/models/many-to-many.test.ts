@@ -19,6 +19,7 @@ import {
   model,
   relatedObjects,
   removeField,
+  renameField,
   stateOf,
   writeMigration,
   type AnyModel,
@@ -207,6 +208,9 @@ const addAuthors = migration({
     createModel('lib_author', { id: field.bigAuto(), name: field.char({ maxLength: 100 }) }),
     addField('lib_book', 'authors', field.manyToMany('lib_author')),
     removeField('lib_book', 'similar'),
+    // A column added: SQLite rebuilds the book table under its join tables.
+    addField('lib_book', 'pages', field.integer({ default: 0 })),
+    renameField('lib_book', 'tags', 'labels'),
   ],
 });
 const dropBooks = migration({ operations: [deleteModel('lib_book')] });
@@ -268,20 +272,32 @@ describe.each(testDatabases())('manyToMany tables on $name', ({ open }) => {
         unique: ['book_id,author_id'],
         indexes: ['lib_book_authors_author_id_idx'],
       });
-      // The book table was not rebuilt away from its pairs.
-      expect(await db.selectFrom('lib_book_tags').select(['book_id', 'tag_id']).execute()).toEqual([{ book_id: 1, tag_id: 2 }]);
+      // Renaming the field renames its join table; its columns are named after the models and stay.
+      expect(await joinTable(database, 'lib_book_tags')).toBeNull();
+      expect(Object.keys((await columnsOf(database, 'lib_book_labels'))!)).toEqual(['id', 'book_id', 'tag_id']);
+      expect(Object.keys((await columnsOf(database, 'lib_book'))!)).toEqual(['id', 'title', 'pages']);
+      // The pairs outlived the rebuild, and deleting a book still deletes its pairs.
+      expect(await db.selectFrom('lib_book_labels').select(['book_id', 'tag_id']).execute()).toEqual([{ book_id: 1, tag_id: 2 }]);
+      await db.insertInto('lib_book').values({ title: 'Gone' }).execute();
+      const gone = await db.selectFrom('lib_book').select('id').where('title', '=', 'Gone').executeTakeFirstOrThrow();
+      await db.insertInto('lib_book_labels').values({ book_id: gone['id'], tag_id: 2 }).execute();
+      await db.deleteFrom('lib_book').where('title', '=', 'Gone').execute();
+      expect(await db.selectFrom('lib_book_labels').select(['book_id', 'tag_id']).execute()).toEqual([{ book_id: 1, tag_id: 2 }]);
 
       await migrate(database, history);
       expect(await columnsOf(database, 'lib_book')).toBeNull();
-      expect(await joinTable(database, 'lib_book_tags')).toBeNull();
+      expect(await joinTable(database, 'lib_book_labels')).toBeNull();
       expect(await joinTable(database, 'lib_book_authors')).toBeNull();
 
-      // Back: deleteModel's down creates the table and its join tables again; 0002's down drops authors, restores similar.
+      // Back: deleteModel's down creates the table and its join tables again; 0002's down takes back each change.
       await migrateTo(database, history, { set: 'app', name: '0002_authors' });
       expect((await joinTable(database, 'lib_book_authors'))!.unique).toEqual(['book_id,author_id']);
-      expect((await joinTable(database, 'lib_book_tags'))!.indexes).toEqual(['lib_book_tags_tag_id_idx']);
+      expect((await joinTable(database, 'lib_book_labels'))!.indexes).toEqual(['lib_book_labels_tag_id_idx']);
       await migrateTo(database, history, { set: 'app', name: '0001_initial' });
       expect(await joinTable(database, 'lib_book_authors')).toBeNull();
+      expect(await joinTable(database, 'lib_book_labels')).toBeNull();
+      expect((await joinTable(database, 'lib_book_tags'))!.unique).toEqual(['book_id,tag_id']);
+      expect(Object.keys((await columnsOf(database, 'lib_book'))!)).toEqual(['id', 'title']);
       expect((await joinTable(database, 'lib_book_similar'))!.foreignKeys).toHaveLength(2);
       await migrateTo(database, history, { set: 'app', name: null });
       for (const table of ['lib_book', 'lib_tag', 'lib_book_tags', 'lib_book_similar']) expect(await columnsOf(database, table)).toBeNull();
