@@ -54,23 +54,27 @@ describe('the installed package', () => {
       join(pkg.project, 'check-import.js'),
       `import * as trestle from 'trestle';
        import { main } from 'trestle/cli';
+       import { APIClient, testDatabase } from 'trestle/test';
        console.log(JSON.stringify({
          createApp: typeof trestle.createApp,
          apiError: typeof trestle.ApiError,
          main: typeof main,
+         apiClient: typeof APIClient,
+         testDatabase: typeof testDatabase,
          url: import.meta.resolve('trestle'),
        }));\n`,
     );
     const result = await runOk(process.execPath, ['check-import.js'], { cwd: pkg.project });
     const seen = JSON.parse(result.stdout) as Record<string, string>;
-    expect(seen).toMatchObject({ createApp: 'function', apiError: 'function', main: 'function' });
+    expect(seen).toMatchObject({ createApp: 'function', apiError: 'function', main: 'function', apiClient: 'function', testDatabase: 'function' });
     expect(seen['url']).toBe(`file://${join(pkg.project, 'node_modules', 'trestle', 'dist', 'index.js')}`);
   }, SLOW);
 
-  it('type-checks a consumer with skipLibCheck: false (published types need only runtime dependencies)', async () => {
+  it('type-checks a consumer of trestle and trestle/test with skipLibCheck: false (published types need only runtime dependencies)', async () => {
     writeFileSync(
       join(pkg.project, 'consumer.ts'),
       `import { createApp, openDatabase, path, APIView, NotFound, type ApiRequest, type OpenDatabaseOptions } from 'trestle';
+       import { APIClient, testDatabase, type TestDatabase } from 'trestle/test';
        class Thing extends APIView {
          async get(req: ApiRequest) {
            if (req.query['missing']) throw new NotFound();
@@ -79,7 +83,9 @@ describe('the installed package', () => {
        }
        const options: OpenDatabaseOptions = { pgPool: { max: 2 } };
        export const database = await openDatabase('sqlite::memory:', options);
-       export const app = await createApp({ routes: [path('thing/', Thing)] });\n`,
+       export const app = await createApp({ routes: [path('thing/', Thing)] });
+       export const client: APIClient = new APIClient(app, { format: 'json' });
+       export const test: TestDatabase = await testDatabase();\n`,
     );
     writeFileSync(
       join(pkg.project, 'tsconfig.json'),

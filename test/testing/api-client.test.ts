@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import pg from 'pg';
@@ -376,5 +379,32 @@ describe('testDatabase without a server named', () => {
       else process.env['DATABASE_URL'] = previous;
     }
     await expect(testDatabase({ url: 'sqlite:./data/x.sqlite3' })).rejects.toThrow('testDatabase() opens SQLite in memory');
+  });
+
+  it('applies a project\'s migrations as trestle migrate does, migrationsDir included when given the config file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'trestle-testdb-'));
+    try {
+      mkdirSync(join(dir, 'migrations'));
+      const table = (name: string) =>
+        `export default { async up(db) { await db.schema.createTable('${name}').addColumn('id', 'integer', (c) => c.primaryKey()).execute(); } };\n`;
+      writeFileSync(join(dir, 'migrations', '0002_from_dir.mjs'), table('from_dir'));
+      writeFileSync(
+        join(dir, 'trestle.config.mjs'),
+        `${table('declared').replace('export default', 'const declared =')}export default { migrationsDir: 'migrations', migrations: { '0001_declared': declared } };\n`,
+      );
+      const database = await testDatabase({ project: join(dir, 'trestle.config.mjs') });
+      try {
+        expect(await ownTable(database, 'declared')).toBeDefined();
+        expect(await ownTable(database, 'from_dir')).toBeDefined();
+        const applied = await database.db.selectFrom('trestle_app_migration' as never).select('name' as never).orderBy('name' as never).execute();
+        expect(applied).toEqual([{ name: '0001_declared' }, { name: '0002_from_dir' }]);
+      } finally {
+        await database.close();
+      }
+      // The config object alone cannot say where its migrationsDir is.
+      await expect(testDatabase({ project: { migrationsDir: 'migrations' } })).rejects.toThrow("pass the file's path");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
