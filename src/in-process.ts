@@ -31,8 +31,8 @@ export function inProcessRequestClass(state: InProcessRequest, base: typeof Inco
 }
 
 /** The test client's wishes for this request, or `undefined` for every other request. */
-export function inProcessRequest(raw: IncomingMessage): InProcessRequest | undefined {
-  return (raw as unknown as Record<symbol, InProcessRequest | undefined>)[IN_PROCESS];
+export function inProcessRequest(raw: IncomingMessage | undefined): InProcessRequest | undefined {
+  return (raw as unknown as Record<symbol, InProcessRequest | undefined> | undefined)?.[IN_PROCESS];
 }
 
 /** DRF's `ForcedAuthentication`: the scheme a forced request is authenticated by, alone. */

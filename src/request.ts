@@ -217,8 +217,8 @@ export class ApiRequest<Params extends object = PathParams, Data = unknown, Auth
    */
   authenticate(): void | Promise<void> {
     // `forceAuthenticate` of the test client (trestle/test): DRF's ForcedAuthentication replaces the schemes.
-    const forced = inProcessRequest(this.raw.raw)?.forceUser;
-    if (forced) this.authenticators = [new ForcedAuthentication(forced, inProcessRequest(this.raw.raw)!.forceToken)];
+    const inProcess = inProcessRequest(this.raw.raw);
+    if (inProcess?.forceUser) this.authenticators = [new ForcedAuthentication(inProcess.forceUser, inProcess.forceToken)];
     if (this.authenticators.length === 0) {
       this.notAuthenticated();
       return;

@@ -12,6 +12,7 @@ import {
   SessionAuthentication,
   TokenAuthentication,
   authRoutes,
+  createApp,
   path,
   sessionStore,
   type ApiRequest,
@@ -379,6 +380,32 @@ describe('testDatabase without a server named', () => {
       else process.env['DATABASE_URL'] = previous;
     }
     await expect(testDatabase({ url: 'sqlite:./data/x.sqlite3' })).rejects.toThrow('testDatabase() opens SQLite in memory');
+  });
+
+  it('testApp builds the app with the project\'s createApp hook, as trestle serve does, on a fresh database', async () => {
+    let given: string[] = [];
+    const t = await testApp({
+      project: {
+        settings,
+        routes: [path('echo/', Echo)],
+        createApp: async (options) => {
+          given = Object.keys(options).sort();
+          return createApp({ ...options, logger: false, routes: [...options.routes, path('hooked/', Private)] });
+        },
+      },
+    });
+    try {
+      expect(given).toEqual(['database', 'routes', 'settings', 'users']);
+      await t.users.createUser({ username: 'dave', password: PASSWORD });
+      const client = t.client({ format: 'json' });
+      expect(await client.login({ username: 'dave', password: PASSWORD })).toBe(true);
+      const res = await client.get('/hooked/');
+      expect([res.status, res.headers['content-type'], res.data]).toEqual([200, 'application/json', { username: 'dave', scheme: 'SessionAuthentication', auth: null }]);
+      const echo = await client.post('/echo/', { a: 1 });
+      expect([echo.status, (echo.data as { data: unknown }).data]).toEqual([200, { a: 1 }]);
+    } finally {
+      await t.close();
+    }
   });
 
   it('applies a project\'s migrations as trestle migrate does, migrationsDir included when given the config file', async () => {
