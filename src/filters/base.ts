@@ -108,5 +108,13 @@ export abstract class BaseFilterBackend implements FilterBackend {
   htmlContext(_req: ApiRequest, _view: APIView): FilterControl | null {
     return null;
   }
+  /**
+   * Whether the system check `id` is silenced (SILENCED_SYSTEM_CHECKS): a
+   * problem that check would report at start-up is then raised when the
+   * view is bound instead, so no request meets it.
+   */
+  protected checkSilenced(id: string): boolean {
+    return (this.app.settings.SILENCED_SYSTEM_CHECKS ?? []).includes(id);
+  }
 }
 export type { AppContext };

@@ -153,7 +153,7 @@ export class FilterSetBackend extends BaseFilterBackend {
   integerRange: readonly [number, number] = [-2147483648, 2147483647];
 
   private readonly bound = new WeakMap<APIView, readonly Bound[]>();
-  /** Unknown names of a model view's `filtersetFields`, found at bind: the system check reports them, a request raises them. */
+  /** Unknown names of a model view's `filtersetFields`, found at bind: the system check reports them before any request. */
   private readonly broken = new WeakMap<APIView, ImproperlyConfigured>();
 
   /**
@@ -203,8 +203,8 @@ export class FilterSetBackend extends BaseFilterBackend {
       this.filtersOf(view);
     } catch (err) {
       // A name the model does not have is reported by the system checks with every other name
-      // (filters.E001), before any request is served; were they silenced, requests raise it.
-      if (!(err instanceof ImproperlyConfigured) || !modelOf(view) || !isPathProblem(view)) throw err;
+      // (filters.E001) before any request is served; with that check silenced it is raised here.
+      if (!(err instanceof ImproperlyConfigured) || !modelOf(view) || !isPathProblem(view) || this.checkSilenced('filters.E001')) throw err;
       this.broken.set(view, err);
     }
   }

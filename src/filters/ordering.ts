@@ -141,6 +141,27 @@ export class OrderingFilter extends BaseFilterBackend implements OrderingBackend
       if (!COLUMN_RE.test(column)) throw new ImproperlyConfigured(`Invalid ordering term "${term}": use "column", "-column" or "table.column".`);
     }
     this.checkCursorRelations(view);
+    this.checkRelationPaths(view);
+  }
+
+  /**
+   * A model view's relation paths that do not resolve are reported by the
+   * system checks (ordering.E001, ordering.E002) with every other name
+   * before any request is served; with the check silenced they are raised
+   * here.
+   */
+  protected checkRelationPaths(view: APIView): void {
+    if (!modelOf(view)) return;
+    const fields = (view as OrderingView).orderingFields;
+    const uses: [string, string, string][] = [];
+    if (fields !== undefined && fields !== '__all__') {
+      const names = Array.isArray(fields) ? (fields as readonly string[]) : Object.keys(fields);
+      for (const n of names) uses.push(['ordering.E001', 'orderingFields', this.columnFor(n, view)]);
+    }
+    for (const t of this.getDefaultOrdering(view) ?? []) uses.push(['ordering.E002', 'ordering', this.columnFor(t.startsWith('-') ? t.slice(1) : t, view)]);
+    for (const [id, setting, column] of uses) {
+      if (column.includes('__') && this.checkSilenced(id)) this.explainPath(column, view, setting);
+    }
   }
 
   /**
@@ -264,11 +285,11 @@ export class OrderingFilter extends BaseFilterBackend implements OrderingBackend
   }
 
   /** A relation path that does not resolve: a configuration error (the system checks report it first, as ordering.E001). */
-  private explainPath(column: string, view: APIView): void {
+  protected explainPath(column: string, view: APIView, setting = 'orderingFields'): void {
     try {
       resolvePath(modelOf(view)!, column, false);
     } catch (err) {
-      if (err instanceof PathError) throw new ImproperlyConfigured(`${view.constructor.name}: ${describePathError('orderingFields', err)}`);
+      if (err instanceof PathError) throw new ImproperlyConfigured(`${view.constructor.name}: ${describePathError(setting, err)}`);
       throw err;
     }
   }

@@ -455,19 +455,27 @@ describe.each(testDatabases())('filters from the model on $name', ({ open }) => 
       expect(await runChecks(app)).toEqual([]);
     });
 
-    it('with the check silenced, a request meets the configuration error', async () => {
+    it('with a check silenced, the name is refused when the view is bound', async () => {
       class Misspelt extends BookList {
         override filtersetFields = ['yeer'];
       }
-      const a = await createApp({
-        database,
-        settings: { SILENCED_SYSTEM_CHECKS: ['filters.E001'] },
-        logger: { level: 'silent' },
-        routes: [path('books/', Misspelt)],
-      });
-      apps.push(a);
-      const res = await a.inject({ method: 'GET', url: '/books/' });
-      expect(res.statusCode).toBe(500);
+      class MisspeltSearch extends BookList {
+        override searchFields = ['author__nam'];
+      }
+      class MisspeltOrdering extends BookList {
+        override ordering = ['-author__nam'];
+      }
+      const build = (view: typeof BookList, id: string) =>
+        createApp({ database, settings: { SILENCED_SYSTEM_CHECKS: [id] }, logger: { level: 'silent' }, routes: [path('books/', view)] });
+      await expect(build(Misspelt, 'filters.E001')).rejects.toThrow(
+        new ImproperlyConfigured("Misspelt: filtersetFields refers to 'yeer': book has no field named 'yeer'. Did you mean 'year'?"),
+      );
+      await expect(build(MisspeltSearch, 'search.E001')).rejects.toThrow(
+        new ImproperlyConfigured("MisspeltSearch: searchFields refers to 'author__nam': author has no field named 'nam'. Did you mean 'name'?"),
+      );
+      await expect(build(MisspeltOrdering, 'ordering.E002')).rejects.toThrow(
+        new ImproperlyConfigured("MisspeltOrdering: ordering refers to 'author__nam': author has no field named 'nam'. Did you mean 'name'?"),
+      );
     });
   });
 });
