@@ -14,7 +14,6 @@ import {
   path,
   SearchFilter,
   SystemCheckError,
-  type ApiRequest,
   type Database,
   type FilterLookup,
   type PaginationClass,
@@ -96,7 +95,6 @@ async function createTables(database: Database): Promise<void> {
     .execute();
 }
 
-const db = (req: ApiRequest): AnyDb => req.app.services.get('db') as AnyDb;
 
 class BookPages extends PageNumberPagination {
   override pageSize = 50;
@@ -104,11 +102,7 @@ class BookPages extends PageNumberPagination {
 
 /** A list of books declared on the model; every setting names model fields. */
 class BookList extends ListAPIView {
-  constructor() {
-    super();
-    // The view's model (set here so the class compiles whether or not GenericAPIView declares `model`).
-    Object.assign(this, { model: Book as AnyModel });
-  }
+  override model: AnyModel = Book;
   override filterBackends = [FilterSetBackend, SearchFilter, OrderingFilter];
   override paginationClass: PaginationClass | null = BookPages;
   filtersetFields: readonly string[] | Readonly<Record<string, readonly FilterLookup[]>> = {
@@ -130,9 +124,6 @@ class BookList extends ListAPIView {
   searchFields: readonly string[] = ['title', 'author__name', '=author__country__name', 'tags__name'];
   orderingFields: readonly string[] | Readonly<Record<string, string>> | '__all__' = ['title', 'year', 'author', 'author__name', 'author__country__name'];
   ordering: string | readonly string[] = 'id';
-  override getQueryset(req: ApiRequest) {
-    return db(req).selectFrom('lib_book').selectAll();
-  }
 }
 
 interface Page {
