@@ -121,6 +121,9 @@ describe('manyToMany types', () => {
     const Novel = model('catalogue_novel', { tags: field.manyToMany('catalogue_tag') }, { modelName: 'story' });
     expectTypeOf<Selectable<DatabaseOf<[typeof Novel]>['catalogue_novel_tags']>>().toEqualTypeOf<{ id: number; story_id: number; tag_id: number }>();
     expect(Novel.manyToMany()['tags']!.sourceColumn()).toBe('story_id');
+    // Other meta options leave the model name to the table's.
+    const Essay = model('catalogue_essay', { tags: field.manyToMany(() => Tag) }, { ordering: ['-id'], verboseName: 'essay' });
+    expectTypeOf<Selectable<DatabaseOf<[typeof Essay]>['catalogue_essay_tags']>>().toEqualTypeOf<{ id: number; essay_id: number; tag_id: number }>();
   });
 });
 
