@@ -303,8 +303,12 @@ export class ManyToManyField<To extends string = string, Auto extends boolean = 
     if (typeof this.to === 'string') return this.to;
     return typeof this.to === 'function' ? this.to().tableName : this.to.tableName;
   }
-  /** The target model, or `null` when the target is given by table name. */
+  /** The target model (for `'self'`, the model declaring the field), or `null` when the target is given by table name. */
   targetModel(): RelationTarget | null {
+    if (this.to === 'self') {
+      const model = this.bound?.model as (ModelNames & Partial<RelationTarget>) | undefined;
+      return model?.fields ? (model as RelationTarget) : null;
+    }
     if (typeof this.to === 'string') return null;
     return typeof this.to === 'function' ? this.to() : this.to;
   }

@@ -153,7 +153,7 @@ describe('manyToMany declarations', () => {
       'from_book_id',
       'to_book_id',
       'catalogue_book',
-      null,
+      Book,
     ]);
     expect(Book.manyToMany()).toEqual({ tags, similar });
   });
