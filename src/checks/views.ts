@@ -10,6 +10,7 @@ import { closestMatch } from './difflib.js';
 import { modelOf } from '../filters/relations.js';
 import { checkError, type CheckMessage } from './messages.js';
 import { relatedNameProblem } from '../models/related.js';
+import { isModelSaving } from '../models/saving.js';
 
 /** A route as mounted: its compiled form and the bound view serving it. */
 export interface MountedView {
@@ -265,6 +266,12 @@ function checkSources(view: GenericAPIView, q: QueryColumns, obj: string): Check
   for (const [setting, s] of serializers) {
     const fields = (s as { fields?: unknown } | undefined)?.fields;
     if (!fields || typeof fields !== 'object') continue;
+    // Relations a model serializer has loaded onto the rows (ModelSaving's relatedToLoad) are not columns.
+    const loaded = new Set<string>();
+    if (isModelSaving(s)) {
+      const related = s.relatedToLoad();
+      for (const n of [...related.selectRelated, ...related.prefetchRelated]) loaded.add(n.split('__')[0]!);
+    }
     for (const [name, field] of Object.entries(
       fields as Record<string, { source?: string; writeOnly?: boolean; required?: boolean; allowNull?: boolean; hasDefault?: boolean }>,
     )) {
@@ -273,7 +280,7 @@ function checkSources(view: GenericAPIView, q: QueryColumns, obj: string): Check
       // allows null or is not required renders the missing key as DRF does.
       if (field.hasDefault || field.allowNull || field.required === false) continue;
       const first = (field.source ?? name).split('.')[0]!;
-      if (q.output.includes(first)) continue;
+      if (q.output.includes(first) || loaded.has(first)) continue;
       const written = field.source === undefined ? '' : ` (source '${field.source}')`;
       out.push(
         checkError(`'${setting}' field '${name}'${written} reads '${first}', which the view's query does not select.`, {

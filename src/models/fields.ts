@@ -492,5 +492,6 @@ export const field = {
   manyToMany: <const To extends TargetRef, const O extends ManyToManyOptions = {}>(
     to: To,
     options?: O,
-  ): ManyToManyField<TargetNameOf<To>, O extends { through: TargetRef } ? false : true> => new ManyToManyField(to, options),
+  ): ManyToManyField<TargetNameOf<To>, O extends { through: TargetRef } ? false : true> & FieldTraits<BlankOf<O>, false, false> =>
+    new ManyToManyField(to, options) as ManyToManyField<TargetNameOf<To>, O extends { through: TargetRef } ? false : true> & FieldTraits<BlankOf<O>, false, false>,
 } as const;

@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { ApiRequest } from '../request.js';
 import { toDbBoolean, toDbTimestamp } from '../db/schema.js';
-import { RelationField, type ModelField, type RelationTarget } from '../models/fields.js';
+import { ManyToManyField, RelationField, type ModelField, type RelationTarget } from '../models/fields.js';
 import type { AnyModel } from '../models/model.js';
 import type { ModelSaving, SaveContext } from '../models/saving.js';
-import { Field, type FieldFlags, type FieldOptions, type FieldValidator } from './field.js';
+import { Field, pythonType, type FieldContext, type FieldFlags, type FieldOptions, type FieldValidator, type JsonSchema, type SchemaMode } from './field.js';
 import {
   BooleanField,
   CharField,
@@ -23,7 +23,7 @@ import {
   UUIDField,
   type AnyField,
 } from './fields.js';
-import { HyperlinkedIdentityField, HyperlinkedRelatedField, PrimaryKeyRelatedField } from './relations.js';
+import { HyperlinkedIdentityField, HyperlinkedRelatedField, PrimaryKeyRelatedField, type RelatedField } from './relations.js';
 import { Serializer, type Shape } from './serializer.js';
 import { UniqueTogetherValidator, UniqueValidator } from './validators.js';
 
@@ -78,7 +78,9 @@ type Simplify<T> = { [K in keyof T]: T[K] } & {};
 type OrNull<MF extends AnyModelField, T> = MF['$null'] extends true ? T | null : T;
 
 /** The validated value of a model field's serializer field. */
-type InValue<MF extends AnyModelField> = MF extends RelationField
+type InValue<MF extends AnyModelField> = MF extends ManyToManyField
+  ? RelatedRow[]
+  : MF extends RelationField
   ? RelatedRow
   : MF['$decimal'] extends true
     ? string
@@ -93,7 +95,13 @@ type InValue<MF extends AnyModelField> = MF extends RelationField
             : MF['$type'];
 
 /** The rendered value of a model field's serializer field. */
-type OutValue<MF extends AnyModelField, O> = MF extends RelationField
+type OutValue<MF extends AnyModelField, O> = MF extends ManyToManyField
+  ? Depth<O> extends true
+    ? Record<string, unknown>[]
+    : O extends { hyperlinked: true }
+      ? string[]
+      : number[]
+  : MF extends RelationField
   ? Depth<O> extends true
     ? Record<string, unknown>
     : O extends { hyperlinked: true }
@@ -116,7 +124,13 @@ type ExtraOf<O, K> = O extends { extraKwargs: infer E } ? (K extends keyof E ? E
 /** DRF's flags of a derived field: read-only when generated (or a nested relation), optional with null, blank or a default. */
 type FlagsOfModelField<MF extends AnyModelField, O, K> = ApplyExtra<
   {
-    readOnly: MF['$generated'] extends true ? true : MF extends RelationField ? Depth<O> : false;
+    readOnly: MF['$generated'] extends true
+      ? true
+      : MF extends ManyToManyField<string, false>
+        ? true // through a model of its own: DRF makes it read-only
+        : MF extends RelationField | ManyToManyField
+          ? Depth<O>
+          : false;
     writeOnly: false;
     optional: true extends MF['$null'] | MF['$appDefault'] | MF['$blank'] | MF['$generated'] ? true : false;
   },
@@ -168,6 +182,7 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
 {
   readonly depth: number;
   private readonly nestedRelations: readonly (readonly [name: string, target: ModelSerializer])[];
+  private readonly toMany: readonly ToMany[];
 
   constructor(
     readonly model: M,
@@ -178,6 +193,7 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
     super(built.fields as S, { name: options.name ?? model.objectName, validators: built.validators, ...fieldOptions });
     this.depth = options.depth ?? 0;
     this.nestedRelations = built.nested;
+    this.toMany = built.toMany;
   }
 
   /**
@@ -189,6 +205,7 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
     this.refuseNestedWrites('create', data);
     const values = this.model.insertValues(this.columnValues(data) as never) as Record<string, unknown>;
     const row = (await db.insertInto(this.model.tableName).values(storable(values)).returningAll().executeTakeFirstOrThrow()) as Record<string, unknown>;
+    await this.writeToMany(db, row, data);
     await this.loadRelated(db, [row]);
     return row as M['$inferSelect'] & Record<string, unknown>;
   }
@@ -208,6 +225,7 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
     } else {
       row = (await db.updateTable(this.model.tableName).set(storable(changes)).where(pk, '=', instance[pk]).returningAll().executeTakeFirstOrThrow()) as Record<string, unknown>;
     }
+    await this.writeToMany(db, row, data);
     await this.loadRelated(db, [row]);
     return row as M['$inferSelect'] & Record<string, unknown>;
   }
@@ -223,7 +241,8 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
       selectRelated.push(name);
       for (const deeper of nested.relatedToLoad().selectRelated) selectRelated.push(`${name}__${deeper}`);
     }
-    return { selectRelated, prefetchRelated: [] };
+    const prefetchRelated = this.toMany.map(([name]) => name);
+    return { selectRelated, prefetchRelated };
   }
 
   /**
@@ -245,6 +264,53 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
       const byKey = new Map(related.map((r) => [String(r[targetPk]), r]));
       for (const r of rows) r[name] = r[column] === null || r[column] === undefined ? null : (byKey.get(String(r[column])) ?? null);
     }
+    for (const [name, f, nested] of this.toMany) {
+      const target = targetOf(this.model, f);
+      const pk = this.model.primaryKey;
+      const keys = [...new Set(rows.map((r) => r[pk]).filter((k) => k !== null && k !== undefined))];
+      const [join, from, to] = [f.throughTable(), f.sourceColumn(), f.targetColumn()];
+      const pairs =
+        keys.length === 0 ? [] : ((await db.selectFrom(join).select([from, to]).where(from, 'in', keys as never[]).execute()) as Record<string, unknown>[]);
+      const targetKeys = [...new Set(pairs.map((p) => p[to]))];
+      const related =
+        targetKeys.length === 0
+          ? []
+          : ((await db.selectFrom(target.tableName).selectAll().where(target.primaryKey, 'in', targetKeys as never[]).orderBy(target.primaryKey).execute()) as Record<string, unknown>[]);
+      if (nested) await nested.loadRelated(db, related);
+      const bySource = new Map<string, Set<string>>();
+      for (const p of pairs) {
+        const set = bySource.get(String(p[from])) ?? new Set<string>();
+        set.add(String(p[to]));
+        bySource.set(String(p[from]), set);
+      }
+      // In the target's key order, as the loaded list of the row convention.
+      for (const r of rows) {
+        const mine = bySource.get(String(r[pk]));
+        r[name] = mine ? related.filter((t) => mine.has(String(t[target.primaryKey]))) : [];
+      }
+    }
+  }
+
+  /**
+   * Sets the many-to-many fields given in `data` to exactly the rows given
+   * (Django's `set()`): pairs no longer given are deleted, new ones inserted.
+   */
+  private async writeToMany(db: Kysely<any>, row: Record<string, unknown>, data: Record<string, unknown>): Promise<void> {
+    for (const [name, f] of this.toMany) {
+      const given = data[name];
+      if (!Array.isArray(given)) continue;
+      const targetPk = targetOf(this.model, f).primaryKey;
+      const [join, from, to] = [f.throughTable(), f.sourceColumn(), f.targetColumn()];
+      const key = row[this.model.primaryKey];
+      const wanted = [...new Map(given.map((v) => [String(relatedKey(v, targetPk)), relatedKey(v, targetPk)])).values()];
+      const existing = ((await db.selectFrom(join).select(to).where(from, '=', key).execute()) as Record<string, unknown>[]).map((r) => r[to]);
+      const keep = new Set(wanted.map(String));
+      const gone = existing.filter((k) => !keep.has(String(k)));
+      if (gone.length > 0) await db.deleteFrom(join).where(from, '=', key).where(to, 'in', gone as never[]).execute();
+      const have = new Set(existing.map(String));
+      const added = wanted.filter((k) => !have.has(String(k)));
+      if (added.length > 0) await db.insertInto(join).values(added.map((k) => ({ [from]: key, [to]: k }))).execute();
+    }
   }
 
   /** The validated data as column values: a related row becomes its key, a field with a `source` writes that column. */
@@ -262,6 +328,7 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
         );
       }
       const [fieldName, mf] = found;
+      if (mf instanceof ManyToManyField) continue; // written to the join table after the row
       out[mf.columnName(fieldName)] = mf instanceof RelationField ? relatedKey(value, targetOf(this.model, mf).primaryKey) : value;
     }
     return out;
@@ -314,7 +381,11 @@ interface Built {
   fields: Shape;
   validators: readonly FieldValidator<unknown>[];
   nested: (readonly [string, ModelSerializer])[];
+  toMany: ToMany[];
 }
+
+/** A many-to-many field of the serializer: its name, the model field, and the nested serializer with `depth`. */
+type ToMany = readonly [name: string, field: ManyToManyField, nested: ModelSerializer | null];
 
 /** Django's ranges of the integer columns (PostgreSQL's `integer`; SQLite's column holds more). */
 const INTEGER_RANGE = { minValue: -2147483648, maxValue: 2147483647 } as const;
@@ -329,6 +400,7 @@ function buildFields(model: AnyModel, options: ModelSerializerOptions): Built {
   const extra = extraKwargs(model, options, names, declared);
   const fields: Shape = {};
   const nested: (readonly [string, ModelSerializer])[] = [];
+  const toMany: ToMany[] = [];
   for (const name of names) {
     if (Object.hasOwn(declared, name)) {
       fields[name] = declared[name]!;
@@ -337,6 +409,17 @@ function buildFields(model: AnyModel, options: ModelSerializerOptions): Built {
     const kwargs = extra[name] ?? {};
     const source = typeof kwargs.source === 'string' && kwargs.source !== '*' ? kwargs.source : name;
     const mf = model.fields[source];
+    if (mf instanceof ManyToManyField) {
+      if (depth > 0) {
+        const inner = new ModelSerializer(targetOf(model, mf) as AnyModel, { depth: depth - 1, hyperlinked: options.hyperlinked ?? false, urlFieldName: urlName }, { readOnly: true });
+        fields[name] = new NestedManyField(inner, { readOnly: true, source }) as AnyField;
+        toMany.push([source, mf, inner]);
+      } else {
+        fields[name] = manyRelatedField(model, source, mf, options, kwargs);
+        toMany.push([source, mf, null]);
+      }
+      continue;
+    }
     if (mf) {
       if (mf instanceof RelationField && depth > 0) {
         const inner = new ModelSerializer(targetOf(model, mf) as AnyModel, { depth: depth - 1, hyperlinked: options.hyperlinked ?? false, urlFieldName: urlName }, { readOnly: true, source });
@@ -354,7 +437,7 @@ function buildFields(model: AnyModel, options: ModelSerializerOptions): Built {
     throw new TypeError(`Field name \`${name}\` is not valid for model \`${model.objectName}\` in serializer \`${options.name ?? model.objectName}\`.`);
   }
   const validators = options.validators ?? uniqueTogetherValidators(model, fields);
-  return { fields, validators, nested };
+  return { fields, validators, nested, toMany };
 }
 
 /** DRF's `get_field_names`: `fields` as given (declared ones must be among them), else the defaults minus `exclude`. */
@@ -370,8 +453,13 @@ function fieldNames(model: AnyModel, options: ModelSerializerOptions, declared: 
     return [...options.fields];
   }
   // DRF's get_default_field_names: the key (or the URL), declared fields, plain fields, then relations.
-  const plain = Object.entries(model.fields).filter(([n, f]) => !(f instanceof RelationField) && n !== model.primaryKey).map(([n]) => n);
-  const relations = Object.entries(model.fields).filter(([n, f]) => f instanceof RelationField && n !== model.primaryKey).map(([n]) => n);
+  const plain = Object.entries(model.fields)
+    .filter(([n, f]) => !(f instanceof RelationField) && !(f instanceof ManyToManyField) && n !== model.primaryKey)
+    .map(([n]) => n);
+  const relations = [
+    ...Object.entries(model.fields).filter(([n, f]) => f instanceof RelationField && n !== model.primaryKey),
+    ...Object.entries(model.fields).filter(([, f]) => f instanceof ManyToManyField),
+  ].map(([n]) => n);
   const names = [...new Set([options.hyperlinked ? urlName : model.primaryKey, ...Object.keys(declared), ...plain, ...relations])];
   for (const name of options.exclude ?? []) {
     if (!names.includes(name)) {
@@ -565,7 +653,7 @@ function keyField(target: RelationTarget): Field<unknown, unknown, FieldFlags> {
 }
 
 /** A relation's target; a target given by table name is taken to have an integer `id`. */
-function targetOf(model: AnyModel, mf: RelationField): RelationTarget {
+function targetOf(model: AnyModel, mf: RelationField | ManyToManyField): RelationTarget {
   if (mf.to === 'self') return model;
   return mf.targetModel() ?? { tableName: mf.targetTable(model.tableName), primaryKey: 'id', fields: {} };
 }
@@ -588,10 +676,93 @@ function relationalField(model: AnyModel, name: string, mf: RelationField, optio
   const opts = includeExtra(kwargs, extra);
   if (opts['readOnly']) delete opts['queryset'];
   if (options.hyperlinked) {
-    const targetName = 'modelName' in target ? (target as AnyModel).modelName : table.slice(table.indexOf('_') + 1);
-    return new HyperlinkedRelatedField({ ...opts, viewName: `${targetName}-detail`, lookupField: target.primaryKey } as never) as unknown as AnyField;
+    return new HyperlinkedRelatedField({ ...opts, viewName: `${modelNameOf(target)}-detail`, lookupField: target.primaryKey } as never) as unknown as AnyField;
   }
   return new PrimaryKeyRelatedField({ ...opts, pkAttribute: target.primaryKey, pkField: keyField(target) } as never) as unknown as AnyField;
+}
+
+/**
+ * DRF's `ManyRelatedField` (a related field with `many=True`): a list of
+ * the child relation's values in, the related rows inside, the list of the
+ * child's representations out.
+ */
+export class ManyRelatedField extends Field<unknown[], unknown[]> {
+  readonly kind = 'field';
+  override readonly inputType = 'select';
+  static override defaultMessages: Readonly<Record<string, string>> = {
+    not_a_list: 'Expected a list of items but got type "{input_type}".',
+    empty: 'This list may not be empty.',
+  };
+  readonly allowEmpty: boolean;
+  constructor(
+    readonly childRelation: RelatedField<unknown, unknown>,
+    options: FieldOptions<unknown[]> & { allowEmpty?: boolean } = {},
+  ) {
+    super(options as FieldOptions<unknown>);
+    this.allowEmpty = options.allowEmpty ?? true;
+  }
+  async toInternal(value: unknown, ctx: FieldContext): Promise<unknown[]> {
+    if (typeof value === 'string' || !Array.isArray(value)) this.fail('not_a_list', { input_type: pythonType(value) });
+    if (!this.allowEmpty && value.length === 0) this.fail('empty');
+    const out: unknown[] = [];
+    // As DRF: the first item refused ends the validation with its message.
+    for (const item of value) out.push(await this.childRelation.toInternal(item, ctx));
+    return out;
+  }
+  toRepresentation(value: unknown, ctx: FieldContext): unknown[] {
+    return [...(value as Iterable<unknown>)].map((item) => this.childRelation.toRepresentation(item, ctx));
+  }
+  valueSchema(mode: SchemaMode): JsonSchema {
+    return { type: 'array', items: this.childRelation.valueSchema(mode) };
+  }
+}
+
+/** A read-only list of nested serializers (DRF's nested `many=True` with `depth`). */
+class NestedManyField extends Field<never, unknown[]> {
+  readonly kind = 'field';
+  constructor(
+    readonly child: ModelSerializer,
+    options: FieldOptions<never>,
+  ) {
+    super(options);
+  }
+  toInternal(): never {
+    throw new TypeError('A nested relation with depth is read-only.');
+  }
+  toRepresentation(value: unknown, ctx: FieldContext): unknown[] {
+    return [...(value as Iterable<unknown>)].map((item) => this.child.toRepresentation(item, ctx));
+  }
+  valueSchema(mode: SchemaMode): JsonSchema {
+    return { type: 'array', items: this.child.valueSchema(mode) };
+  }
+  override limits(): Record<string, unknown> {
+    // DRF describes a ListSerializer's child as a field of its own: read-only, no label.
+    return { child: { type: 'nested object', required: false, read_only: true, children: this.child.describe() } };
+  }
+}
+
+/** DRF's `build_relational_field` for a many-to-many field: a list of keys (or links); read-only through a model of its own. */
+function manyRelatedField(model: AnyModel, name: string, mf: ManyToManyField, options: ModelSerializerOptions, extra: ExtraKwargs): AnyField {
+  const target = targetOf(model, mf);
+  const table = target.tableName;
+  const kwargs: Record<string, unknown> = { label: capfirst(verboseNameOf(name, mf)), source: name };
+  if (mf.options.helpText) kwargs['helpText'] = mf.options.helpText;
+  if (!mf.autoCreated) kwargs['readOnly'] = true;
+  else {
+    if (mf.options.blank === true) kwargs['required'] = false;
+    else kwargs['allowEmpty'] = false;
+  }
+  const opts = includeExtra(kwargs, extra);
+  const readOnly = opts['readOnly'] === true;
+  const queryset = readOnly ? undefined : (req: ApiRequest) => (req.app.services.get('db') as Kysely<any>).selectFrom(table).selectAll();
+  const child = options.hyperlinked
+    ? new HyperlinkedRelatedField({ queryset, readOnly, viewName: `${modelNameOf(target)}-detail`, lookupField: target.primaryKey } as never)
+    : new PrimaryKeyRelatedField({ queryset, readOnly, pkAttribute: target.primaryKey, pkField: keyField(target) } as never);
+  return new ManyRelatedField(child as RelatedField<unknown, unknown>, opts as never) as unknown as AnyField;
+}
+
+function modelNameOf(target: RelationTarget): string {
+  return 'modelName' in target && typeof target.modelName === 'string' ? target.modelName : target.tableName.slice(target.tableName.indexOf('_') + 1);
 }
 
 // ------------------------------------------------------------------ writing

@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from 'vites
 import {
   GenericAPIView,
   ListCreateAPIView,
+  Response,
   RetrieveUpdateAPIView,
   computed,
   createApp,
@@ -52,6 +53,13 @@ const Book = model(
   { uniqueTogether: [['series', 'number']] },
 );
 
+const Tag = model('lib_tag', { name: field.char({ maxLength: 30 }) });
+const Article = model('lib_article', {
+  title: field.char({ maxLength: 50 }),
+  tags: field.manyToMany(() => Tag),
+  extra: field.manyToMany(() => Tag, { blank: true, relatedName: 'extra_articles', verboseName: 'extra tags' }),
+});
+
 type BookRow = typeof Book.$inferSelect & Record<string, unknown>;
 
 const BookSerializer = modelSerializer(Book, { fields: '__all__' });
@@ -68,6 +76,10 @@ const TrimmedBookSerializer = modelSerializer(Book, {
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Row = Record<string, any>;
+const ArticleSerializer = modelSerializer(Article, { fields: '__all__' });
+const NestedArticleSerializer = modelSerializer(Article, { fields: ['id', 'title', 'tags'], depth: 1, name: 'NestedArticle' });
+const LinkedArticleSerializer = modelSerializer(Article, { fields: ['url', 'tags'], hyperlinked: true, name: 'LinkedArticle' });
+
 const db = (req: ApiRequest) => req.app.services.get('db') as unknown as Kysely<any>;
 
 type AnyModelSerializer = typeof BookSerializer | typeof TrimmedBookSerializer | typeof AuthorSerializer;
@@ -95,12 +107,32 @@ function views(table: string, s: AnyModelSerializer) {
   return { List, Detail };
 }
 
+/** Articles: the many-to-many lists loaded for every row rendered. */
+function articleViews(s: typeof ArticleSerializer) {
+  const { List, Detail } = views('lib_article', s as never);
+  class Articles extends List {
+    override async list(req: ApiRequest) {
+      const rows = (await db(req).selectFrom('lib_article').selectAll().orderBy('id').execute()) as Row[];
+      await s.loadRelated(db(req), rows);
+      return new Response(rows.map((r) => s.toRepresentation(r, { request: req, view: this })));
+    }
+  }
+  class ArticleDetail extends Detail {
+    override async getObject(req: ApiRequest) {
+      const row = await super.getObject(req);
+      await s.loadRelated(db(req), [row]);
+      return row;
+    }
+  }
+  return { List: Articles, Detail: ArticleDetail };
+}
+
 /** Renders every book with related rows loaded, as a model view does for a page. */
-function loadedList(s: typeof NestedBookSerializer | typeof LinkedBookSerializer) {
+function loadedList(s: typeof NestedBookSerializer | typeof LinkedBookSerializer | typeof NestedArticleSerializer | typeof LinkedArticleSerializer, table = 'lib_book') {
   return class extends GenericAPIView<Row> {
     override serializer = s as never;
     async get(req: ApiRequest) {
-      const rows = (await db(req).selectFrom('lib_book').selectAll().orderBy('id').execute()) as Record<string, unknown>[];
+      const rows = (await db(req).selectFrom(table).selectAll().orderBy('id').execute()) as Record<string, unknown>[];
       await s.loadRelated(db(req), rows);
       return rows.map((r) => s.toRepresentation(r, { request: req, view: this }));
     }
@@ -111,7 +143,11 @@ const books = views('lib_book', BookSerializer);
 const trimmed = views('lib_book', TrimmedBookSerializer);
 const authors = views('lib_author', AuthorSerializer);
 
-const schema = migration({ operations: [createModel(Author.tableName, Author.fields, Author.meta), createModel(Book.tableName, Book.fields, Book.meta)] });
+const articles = articleViews(ArticleSerializer);
+
+const schema = migration({
+  operations: [Author, Book, Tag, Article].map((m) => createModel(m.tableName, m.fields, m.meta)),
+});
 
 describe.each(testDatabases())('ModelSerializer on $name', ({ open }) => {
   let database: Database;
@@ -143,6 +179,11 @@ describe.each(testDatabases())('ModelSerializer on $name', ({ open }) => {
         path('trimmed/<int:pk>/', trimmed.Detail),
         path('nested/', loadedList(NestedBookSerializer)),
         path('linked/', loadedList(LinkedBookSerializer)),
+        path('articles/', articles.List),
+        path('articles/<int:pk>/', articles.Detail, { name: 'article-detail' }),
+        path('tags/<int:pk>/', authors.Detail, { name: 'tag-detail' }),
+        path('nested-articles/', loadedList(NestedArticleSerializer, 'lib_article')),
+        path('linked-articles/', loadedList(LinkedArticleSerializer, 'lib_article')),
       ],
     });
   });
@@ -357,6 +398,78 @@ describe.each(testDatabases())('ModelSerializer on $name', ({ open }) => {
     });
   });
 
+  describe('many-to-many fields', () => {
+    beforeEach(async () => {
+      await k.insertInto('lib_tag').values([{ name: 'sf' }, { name: 'classic' }, { name: 'award' }]).execute();
+    });
+    const joinRows = async (table: string) =>
+      (await k.selectFrom(table).select(['article_id', 'tag_id']).orderBy('article_id').orderBy('tag_id').execute()).map((r) => [r.article_id, r.tag_id]);
+
+    it('OPTIONS: a required, non-empty list of keys; blank makes it optional', async () => {
+      const res = await app.inject({ method: 'OPTIONS', url: '/articles/' });
+      expect(res.json().actions.POST).toEqual({
+        id: { type: 'integer', required: false, read_only: true, label: 'ID' },
+        title: { type: 'string', required: true, read_only: false, label: 'Title', max_length: 50 },
+        tags: { type: 'field', required: true, read_only: false, label: 'Tags' },
+        extra: { type: 'field', required: false, read_only: false, label: 'Extra tags' },
+      });
+      expect(ArticleSerializer.relatedToLoad()).toEqual({ selectRelated: [], prefetchRelated: ['tags', 'extra'] });
+    });
+
+    it('create writes the join rows; the lists render in key order', async () => {
+      const res = await post('/articles/', { title: 'Dune', tags: [3, 1] });
+      expectJson(res, 201, { id: 1, title: 'Dune', tags: [1, 3], extra: [] });
+      expect(await joinRows('lib_article_tags')).toEqual([[1, 1], [1, 3]]);
+      expect(await joinRows('lib_article_extra')).toEqual([]);
+      expectJson(await app.inject({ url: '/articles/1/' }), 200, { id: 1, title: 'Dune', tags: [1, 3], extra: [] });
+    });
+
+    it("lists are validated as DRF's ManyRelatedField", async () => {
+      expectJson(await post('/articles/', { title: 'A' }), 400, { tags: ['This field is required.'] });
+      expectJson(await post('/articles/', { title: 'A', tags: [] }), 400, { tags: ['This list may not be empty.'] });
+      expectJson(await post('/articles/', { title: 'A', tags: 1 }), 400, { tags: ['Expected a list of items but got type "int".'] });
+      expectJson(await post('/articles/', { title: 'A', tags: [1, 99] }), 400, { tags: ['Invalid pk "99" - object does not exist.'] });
+      expectJson(await post('/articles/', { title: 'A', tags: [1], extra: [] }), 201, { id: 1, title: 'A', tags: [1], extra: [] });
+    });
+
+    it('update replaces a list given and keeps one not given', async () => {
+      await post('/articles/', { title: 'Dune', tags: [1, 2], extra: [3] });
+      expectJson(await app.inject({ method: 'PATCH', url: '/articles/1/', payload: { tags: [2, 3, 3] } }), 200, { id: 1, title: 'Dune', tags: [2, 3], extra: [3] });
+      expect(await joinRows('lib_article_tags')).toEqual([[1, 2], [1, 3]]);
+      expectJson(await app.inject({ method: 'PATCH', url: '/articles/1/', payload: { title: 'Dune II' } }), 200, { id: 1, title: 'Dune II', tags: [2, 3], extra: [3] });
+      expectJson(await app.inject({ method: 'PUT', url: '/articles/1/', payload: { title: 'Dune', tags: [1], extra: [] } }), 200, { id: 1, title: 'Dune', tags: [1], extra: [] });
+      expect(await joinRows('lib_article_extra')).toEqual([]);
+    });
+
+    it('depth renders the related rows; hyperlinked renders their links', async () => {
+      await post('/articles/', { title: 'Dune', tags: [2, 1] });
+      await post('/articles/', { title: 'Emma', tags: [3] });
+      expectJson(await app.inject({ url: '/nested-articles/' }), 200, [
+        { id: 1, title: 'Dune', tags: [{ id: 1, name: 'sf' }, { id: 2, name: 'classic' }] },
+        { id: 2, title: 'Emma', tags: [{ id: 3, name: 'award' }] },
+      ]);
+      expect(NestedArticleSerializer.describe()['tags']).toEqual({
+        type: 'field',
+        required: false,
+        read_only: true,
+        label: 'Tags',
+        child: {
+          type: 'nested object',
+          required: false,
+          read_only: true,
+          children: {
+            id: { type: 'integer', required: false, read_only: true, label: 'ID' },
+            name: { type: 'string', required: true, read_only: false, label: 'Name', max_length: 30 },
+          },
+        },
+      });
+      expectJson(await app.inject({ url: '/linked-articles/' }), 200, [
+        { url: expect.any(String), tags: ['http://localhost:80/tags/1/', 'http://localhost:80/tags/2/'] },
+        { url: expect.any(String), tags: ['http://localhost:80/tags/3/'] },
+      ]);
+    });
+  });
+
   it('writable nested data is a programming error with DRF\'s text', async () => {
     const Writable = modelSerializer(Book, { fields: ['id', 'title', 'author'], declared: { author: AuthorSerializer } });
     await expect(Writable.create(k, { title: 'X', author: { name: 'A' } }, { request: null })).rejects.toThrow(
@@ -402,6 +515,11 @@ describe('ModelSerializer declarations', () => {
     expectTypeOf<TrimmedOut['shout']>().toEqualTypeOf<string>();
     expectTypeOf<Infer<typeof LinkedBookSerializer>['output']>().toEqualTypeOf<{ url: string; title: string; author: string; editor: string | null }>();
     expectTypeOf<Infer<typeof NestedBookSerializer>['output']['author']>().toEqualTypeOf<Record<string, unknown>>();
+    type ArticleIn = Infer<typeof ArticleSerializer>['input'];
+    expectTypeOf<ArticleIn>().toEqualTypeOf<{ title: string; tags: RelatedRow[]; extra?: RelatedRow[] }>();
+    expectTypeOf<Infer<typeof ArticleSerializer>['output']>().toEqualTypeOf<{ id: number; title: string; tags: number[]; extra: number[] }>();
+    expectTypeOf<Infer<typeof LinkedArticleSerializer>['output']>().toEqualTypeOf<{ url: string; tags: string[] }>();
+    expectTypeOf<Infer<typeof NestedArticleSerializer>['input']>().toEqualTypeOf<{ title: string }>();
     // @ts-expect-error: `exclude` names model fields only.
     expect(() => modelSerializer(Book, { exclude: ['nope'] })).toThrow(
       "The field 'nope' was included on serializer Book in the 'exclude' option, but does not match any model field.",
