@@ -8,9 +8,7 @@
 import type { Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
 import {
-  GenericAPIView,
   ListCreateAPIView,
-  Response,
   RetrieveUpdateAPIView,
   computed,
   createApp,
@@ -18,7 +16,7 @@ import {
   model,
   modelSerializer,
   path,
-  type ApiRequest,
+  type AnyModel,
   type Infer,
   type RelatedRow,
   type TrestleApp,
@@ -50,7 +48,7 @@ const Book = model(
     series: field.char({ maxLength: 20, null: true }),
     number: field.integer({ null: true }),
   },
-  { uniqueTogether: [['series', 'number']] },
+  { uniqueTogether: [['series', 'number']], ordering: ['id'] },
 );
 
 const Tag = model('lib_tag', { name: field.char({ maxLength: 30 }) });
@@ -58,7 +56,7 @@ const Article = model('lib_article', {
   title: field.char({ maxLength: 50 }),
   tags: field.manyToMany(() => Tag),
   extra: field.manyToMany(() => Tag, { blank: true, relatedName: 'extra_articles', verboseName: 'extra tags' }),
-});
+}, { ordering: ['id'] });
 
 type BookRow = typeof Book.$inferSelect & Record<string, unknown>;
 
@@ -80,70 +78,38 @@ const ArticleSerializer = modelSerializer(Article, { fields: '__all__' });
 const NestedArticleSerializer = modelSerializer(Article, { fields: ['id', 'title', 'tags'], depth: 1, name: 'NestedArticle' });
 const LinkedArticleSerializer = modelSerializer(Article, { fields: ['url', 'tags'], hyperlinked: true, name: 'LinkedArticle' });
 
-const db = (req: ApiRequest) => req.app.services.get('db') as unknown as Kysely<any>;
 
-type AnyModelSerializer = typeof BookSerializer | typeof TrimmedBookSerializer | typeof AuthorSerializer;
+type AnyModelSerializer =
+  | typeof BookSerializer
+  | typeof TrimmedBookSerializer
+  | typeof AuthorSerializer
+  | typeof ArticleSerializer
+  | typeof NestedBookSerializer
+  | typeof LinkedBookSerializer
+  | typeof NestedArticleSerializer
+  | typeof LinkedArticleSerializer;
 
-/** A list + create and a detail view writing through the serializer's `create`/`update`. */
-function views(table: string, s: AnyModelSerializer) {
+/**
+ * Model views: they read the model's table, load the relations the
+ * serializer renders (relatedToLoad) and write through its create/update.
+ */
+function views(m: AnyModel, s: AnyModelSerializer) {
   class List extends ListCreateAPIView<Row> {
+    override model = m;
     override serializer = s as never;
-    override getQueryset(req: ApiRequest) {
-      return db(req).selectFrom(table).selectAll().orderBy('id');
-    }
-    override performCreate(req: ApiRequest, data: Record<string, unknown>) {
-      return s.create(db(req), data, { request: req });
-    }
   }
   class Detail extends RetrieveUpdateAPIView<Row> {
+    override model = m;
     override serializer = s as never;
-    override getQueryset(req: ApiRequest) {
-      return db(req).selectFrom(table).selectAll();
-    }
-    override performUpdate(req: ApiRequest, instance: Row, data: Record<string, unknown>) {
-      return s.update(db(req), instance, data, { request: req });
-    }
   }
   return { List, Detail };
 }
 
-/** Articles: the many-to-many lists loaded for every row rendered. */
-function articleViews(s: typeof ArticleSerializer) {
-  const { List, Detail } = views('lib_article', s as never);
-  class Articles extends List {
-    override async list(req: ApiRequest) {
-      const rows = (await db(req).selectFrom('lib_article').selectAll().orderBy('id').execute()) as Row[];
-      await s.loadRelated(db(req), rows);
-      return new Response(rows.map((r) => s.toRepresentation(r, { request: req, view: this })));
-    }
-  }
-  class ArticleDetail extends Detail {
-    override async getObject(req: ApiRequest) {
-      const row = await super.getObject(req);
-      await s.loadRelated(db(req), [row]);
-      return row;
-    }
-  }
-  return { List: Articles, Detail: ArticleDetail };
-}
-
-/** Renders every book with related rows loaded, as a model view does for a page. */
-function loadedList(s: typeof NestedBookSerializer | typeof LinkedBookSerializer | typeof NestedArticleSerializer | typeof LinkedArticleSerializer, table = 'lib_book') {
-  return class extends GenericAPIView<Row> {
-    override serializer = s as never;
-    async get(req: ApiRequest) {
-      const rows = (await db(req).selectFrom(table).selectAll().orderBy('id').execute()) as Record<string, unknown>[];
-      await s.loadRelated(db(req), rows);
-      return rows.map((r) => s.toRepresentation(r, { request: req, view: this }));
-    }
-  };
-}
-
-const books = views('lib_book', BookSerializer);
-const trimmed = views('lib_book', TrimmedBookSerializer);
-const authors = views('lib_author', AuthorSerializer);
-
-const articles = articleViews(ArticleSerializer);
+const books = views(Book, BookSerializer);
+const trimmed = views(Book, TrimmedBookSerializer);
+const authors = views(Author, AuthorSerializer);
+const articles = views(Article, ArticleSerializer);
+const loadedList = (m: AnyModel, s: AnyModelSerializer) => views(m, s).List;
 
 const schema = migration({
   operations: [Author, Book, Tag, Article].map((m) => createModel(m.tableName, m.fields, m.meta)),
@@ -177,13 +143,13 @@ describe.each(testDatabases())('ModelSerializer on $name', ({ open }) => {
         path('authors/<int:pk>/', authors.Detail, { name: 'author-detail' }),
         path('trimmed/', trimmed.List),
         path('trimmed/<int:pk>/', trimmed.Detail),
-        path('nested/', loadedList(NestedBookSerializer)),
-        path('linked/', loadedList(LinkedBookSerializer)),
+        path('nested/', loadedList(Book, NestedBookSerializer)),
+        path('linked/', loadedList(Book, LinkedBookSerializer)),
         path('articles/', articles.List),
         path('articles/<int:pk>/', articles.Detail, { name: 'article-detail' }),
         path('tags/<int:pk>/', authors.Detail, { name: 'tag-detail' }),
-        path('nested-articles/', loadedList(NestedArticleSerializer, 'lib_article')),
-        path('linked-articles/', loadedList(LinkedArticleSerializer, 'lib_article')),
+        path('nested-articles/', loadedList(Article, NestedArticleSerializer)),
+        path('linked-articles/', loadedList(Article, LinkedArticleSerializer)),
       ],
     });
   });
