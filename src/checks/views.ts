@@ -126,9 +126,10 @@ function* nameUses(view: GenericAPIView, mounted: MountedView): Generator<NameUs
   const paginator = view.paginator as unknown as Record<string, unknown> | null;
   const cursor = paginator !== null && typeof paginator['parseOrdering'] === 'function' && 'cursorQueryParam' in paginator;
   const fields = v['orderingFields'];
-  // On a view with a model, relation paths (`author__name`) are checked against the model (checkModelNames).
+  // On a view with a model, the ordering filter's relation paths (`author__name`) are checked against the
+  // model (checkModelNames); a cursor alone cannot order by one, so there they are columns like any other.
   const model = modelOf(view) !== null;
-  const isPath = (column: string) => model && column.includes('__');
+  const isPath = (column: string) => model && ordering !== undefined && column.includes('__');
   // orderingFields counts when an ordering backend (or a cursor paginator, which orders by them) reads it.
   if ((ordering || (cursor && fields !== undefined)) && fields !== undefined && fields !== '__all__' && fields !== null) {
     const entries: [string, string][] = Array.isArray(fields)

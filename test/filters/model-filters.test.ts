@@ -441,6 +441,27 @@ describe.each(testDatabases())('filters from the model on $name', ({ open }) => 
       );
     });
 
+    it('a cursor that reads orderingFields itself (no ordering filter) is told the related value is no column', async () => {
+      class Cursor extends CursorPagination {
+        override ordering = 'id';
+      }
+      class Feed extends BookList {
+        override filterBackends = [];
+        override paginationClass = Cursor;
+        override orderingFields = ['title', 'author__name'];
+      }
+      const a = await createApp({ database, logger: { level: 'silent' }, routes: [path('feed/', Feed, { name: 'feed' })] });
+      apps.push(a);
+      const err = await a.inject({ method: 'GET', url: '/feed/' }).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(SystemCheckError);
+      expect((err as Error).message).toContain(
+        "Feed at /feed/ (name 'feed'): (ordering.E001) 'orderingFields' refers to 'author__name', but table 'lib_book' has no column 'author__name'.",
+      );
+    });
+
     it('the correct view says nothing', async () => {
       const { runChecks } = await import('../../src/checks/index.js');
       expect(await runChecks(app)).toEqual([]);
