@@ -338,6 +338,16 @@ describe.each(testDatabases())('filters from the model on $name', ({ open }) => 
       expect(await ids('/books/?search=classic%20guin')).toEqual([1, 2]);
     });
 
+    it('the ^ and @ prefixes work across a relation', async () => {
+      class Prefixed extends BookList {
+        override searchFields = ['^author__name', '@author__country__name'];
+      }
+      const a = await serve(Prefixed);
+      expect(await ids('/books/?search=blake', a)).toEqual([3, 6]);
+      expect(await ids('/books/?search=crouch', a)).toEqual([]);
+      expect(await ids('/books/?search=norway', a)).toEqual([3, 4, 6]);
+    });
+
     it('combines with filters and ordering', async () => {
       expect(await ids('/books/?search=crouch&ordering=-year')).toEqual([6, 3]);
       expect(await ids('/books/?search=a&author__country=2&ordering=title')).toEqual([3, 4, 6]);
