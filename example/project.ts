@@ -15,7 +15,9 @@ import {
   type SettingsInput,
   type TrestleApp,
 } from '../src/index.js';
-import { catalogueMigrations } from './catalogue/migrations.js';
+import { fileURLToPath } from 'node:url';
+import { catalogueMigrations } from './catalogue/migrations/index.js';
+import { catalogueModels } from './catalogue/models.js';
 import { seedCatalogue } from './catalogue/seed.js';
 import { AuthorViewSet, BookFeed, BookShelf, BookViewSet } from './catalogue/views.js';
 import { authExampleRoutes, authSettings } from './auth.js';
@@ -102,7 +104,10 @@ export async function createExampleApp(
 export default defineProject({
   settings,
   routes,
+  models: catalogueModels,
   migrations: catalogueMigrations,
+  // Absolute: this file is loaded as itself and through ../trestle.config.ts.
+  migrationsDir: fileURLToPath(new URL('./catalogue/migrations/', import.meta.url)),
   databaseUrl: 'sqlite:./data/trestle.sqlite3',
   async seed(ctx) {
     const seeded = await seedCatalogue(ctx, ctx.log);

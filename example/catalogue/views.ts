@@ -13,20 +13,14 @@ import {
   PageNumberPagination,
   ReadOnlyModelViewSet,
   SearchFilter,
-  datetime,
   filterSet,
-  hyperlinkedIdentity,
-  hyperlinkedRelated,
-  integer,
+  modelSerializer,
   Response,
   reverse,
-  serializer,
-  string,
   type ExtraAction,
-  type Infer,
   type ViewOpenAPI,
 } from '../../src/index.js';
-import type { AuthorRow, BookRow } from './migrations.js';
+import { Author, Book, Tag, type AuthorRow, type BookRow, type TagRow } from './models.js';
 
 function db(req: ApiRequest) {
   return req.app.services.get('db');
@@ -57,26 +51,15 @@ export class BookLinkPagination extends LinkHeaderPagination<BookRow> {
 }
 
 /**
- * A book as the API shows and accepts it: hyperlinked to itself and its
- * author. The author's URL is accepted back, so a client can PUT a book as
- * it fetched it.
+ * A book as the API shows and accepts it, derived from the model: hyperlinked
+ * to itself and its author (DRF's `HyperlinkedModelSerializer`). The author's
+ * URL is accepted back, so a client can PUT a book as it fetched it.
  */
-export const BookSerializer = serializer(
-  {
-    url: hyperlinkedIdentity({ viewName: 'book-detail' }),
-    id: integer({ readOnly: true }),
-    title: string({ maxLength: 200 }),
-    author: hyperlinkedRelated({
-      viewName: 'author-detail',
-      source: 'author_id',
-      queryset: (req) => db(req).selectFrom('catalogue_author').selectAll(),
-    }),
-    year: integer({ minValue: 0, maxValue: 3000 }),
-    isbn: string({ maxLength: 20 }),
-    created: datetime({ readOnly: true }),
-  },
-  { name: 'Book' },
-);
+export const BookSerializer = modelSerializer(Book, {
+  hyperlinked: true,
+  fields: ['url', 'id', 'title', 'author', 'year', 'isbn', 'created'],
+  extraKwargs: { year: { minValue: 0, maxValue: 3000 } },
+});
 
 /** `?author=3`, `?author__in=1,2`, `?year__gte=1970&year__lte=1979`, `?isbn=…`, `?created__gte=2024-01-01`. */
 export const BookFilters = filterSet({
@@ -87,19 +70,16 @@ export const BookFilters = filterSet({
 });
 
 /** An author, with a link to their books (the book list filtered by author). */
-export const AuthorSerializer = serializer(
-  {
-    url: hyperlinkedIdentity({ viewName: 'author-detail' }),
-    id: integer({ readOnly: true }),
-    name: string({ maxLength: 200 }),
-    country: string({ maxLength: 100, allowBlank: true }),
+export const AuthorSerializer = modelSerializer(Author, {
+  hyperlinked: true,
+  fields: ['url', 'id', 'name', 'country', 'books'],
+  declared: {
     books: computed(
       (author: AuthorRow, ctx) => `${reverse('book-list', {}, { request: ctx.request! })}?author=${author.id}`,
       { type: 'string', format: 'uri' },
     ),
   },
-  { name: 'Author' },
-);
+});
 
 /**
  * The catalogue's books: anyone may read, signed-in users may write.
@@ -114,52 +94,16 @@ export class BookViewSet extends ModelViewSet<BookRow, typeof BookSerializer> {
   static override description =
     'Books of the catalogue. Anyone may read; authenticated users may add, change and delete. ' +
     'Search by title or author name, order by id, title, year or created, filter by author, year range and ISBN.';
+  override model = Book;
   override permissionClasses = [IsAuthenticatedOrReadOnly];
   override paginationClass = BookPagination;
   override serializer = BookSerializer;
   override filterBackends = [FilterSetBackend, SearchFilter, OrderingFilter];
-  searchFields = ['title', 'author_name'];
+  searchFields = ['title', 'author__name'];
   orderingFields = ['id', 'title', 'year', 'created'];
   ordering = 'id';
   filterset = BookFilters;
   static extraActions: readonly ExtraAction[] = [{ name: 'favourite', detail: true, methods: ['post'] }];
-
-  /** Books with their author's name, as a derived table so every column keeps its plain name. */
-  override getQueryset(req: ApiRequest) {
-    const d = db(req);
-    const joined = d
-      .selectFrom('catalogue_book as b')
-      .innerJoin('catalogue_author as a', 'a.id', 'b.author_id')
-      .selectAll('b')
-      .select('a.name as author_name');
-    return d.selectFrom(joined.as('book')).selectAll().orderBy('id');
-  }
-
-  protected override itemName(): string {
-    return 'Book';
-  }
-
-  override async performCreate(req: ApiRequest, data: Infer<typeof BookSerializer>['input']): Promise<BookRow> {
-    return db(req)
-      .insertInto('catalogue_book')
-      .values({ title: data.title, author_id: data.author.id, year: data.year, isbn: data.isbn, created: new Date().toISOString() })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-  }
-
-  override async performUpdate(req: ApiRequest, book: BookRow, data: Partial<Infer<typeof BookSerializer>['input']>): Promise<BookRow> {
-    const changes: Partial<BookRow> = {};
-    if (data.title !== undefined) changes.title = data.title;
-    if (data.author !== undefined) changes.author_id = data.author.id;
-    if (data.year !== undefined) changes.year = data.year;
-    if (data.isbn !== undefined) changes.isbn = data.isbn;
-    if (Object.keys(changes).length === 0) return book;
-    return db(req).updateTable('catalogue_book').set(changes).where('id', '=', book.id).returningAll().executeTakeFirstOrThrow();
-  }
-
-  override async performDestroy(req: ApiRequest, book: BookRow): Promise<void> {
-    await db(req).deleteFrom('catalogue_book').where('id', '=', book.id).execute();
-  }
 
   /**
    * `POST /api/books/<pk>/favourite/` (DRF's `@action(detail=True, methods=['post'])`):
@@ -194,6 +138,7 @@ export class BookViewSet extends ModelViewSet<BookRow, typeof BookSerializer> {
  */
 export class AuthorViewSet extends ReadOnlyModelViewSet<AuthorRow, typeof AuthorSerializer> {
   static override description = 'Authors of the catalogue, searchable by name, orderable by id, name or country.';
+  override model = Author;
   override permissionClasses = [AllowAny];
   override paginationClass = AuthorPagination;
   override serializer = AuthorSerializer;
@@ -202,13 +147,6 @@ export class AuthorViewSet extends ReadOnlyModelViewSet<AuthorRow, typeof Author
   orderingFields = ['id', 'name', 'country'];
   ordering = 'id';
 
-  override getQueryset(req: ApiRequest) {
-    return db(req).selectFrom('catalogue_author').selectAll().orderBy('id');
-  }
-
-  protected override itemName(): string {
-    return 'Author';
-  }
 }
 
 /**
@@ -229,11 +167,8 @@ export class BookFeed extends ListAPIView<BookRow, typeof BookSerializer> {
   orderingFields = ['created', 'id', 'title', 'year'];
   ordering = ['-created', '-id'];
 
+  override model = Book;
   override serializer = BookSerializer;
-
-  override getQueryset(req: ApiRequest) {
-    return db(req).selectFrom('catalogue_book').selectAll();
-  }
 }
 
 /**
@@ -247,8 +182,10 @@ export class BookShelf extends ListAPIView<BookRow, typeof BookSerializer> {
   override permissionClasses = [AllowAny];
   override paginationClass = BookLinkPagination;
 
+  override model = Book;
   override serializer = BookSerializer;
 
+  /** The model's rows in key order (this view has no ordering filter). */
   override getQueryset(req: ApiRequest) {
     return db(req).selectFrom('catalogue_book').selectAll().orderBy('id');
   }

@@ -71,7 +71,13 @@ async function withMigrationFiles(config: ProjectConfig, file: string): Promise<
   for (const name of names) {
     const key = MIGRATION_FILE.exec(name)![1]!;
     const path = resolve(dir, name);
-    if (key in migrations) throw new CliError(`${path}: a migration named "${key}" is also declared in ${file}.`);
+    // `index.ts` gathers the folder's files for code that migrates outside the CLI (Python's `__init__.py`).
+    if (key === 'index') continue;
+    if (key in migrations) {
+      // The project imported this file itself (a migration made of operations, under the file's name): the same migration.
+      if (Array.isArray((migrations[key] as { operations?: unknown }).operations)) continue;
+      throw new CliError(`${path}: a migration named "${key}" is also declared in ${file}.`);
+    }
     let mod: { default?: unknown };
     try {
       mod = await importConfig(path);

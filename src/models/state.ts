@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { defaultModelName, type ModelField } from './fields.js';
+import { defaultModelName, field, type ModelField } from './fields.js';
 import type { ModelMeta } from './model.js';
 
 /** A table as the migrations have built it (Django's `ModelState`). */
@@ -16,9 +16,18 @@ export type ProjectState = Readonly<Record<string, ModelState>>;
 /** The state before any migration. */
 export const EMPTY_STATE: ProjectState = Object.freeze({});
 
-/** The state of `table`, or an error naming the migration history's gap. */
+/**
+ * The framework's tables a model may point at without their models being in
+ * the project's migrations (as Django's `AUTH_USER_MODEL`): a foreign key to
+ * `'trestle_user'` is an integer column referencing its `id`.
+ */
+export const FRAMEWORK_TABLES: ProjectState = Object.freeze({
+  trestle_user: { table: 'trestle_user', fields: { id: field.auto() }, meta: { modelName: 'user' } },
+});
+
+/** The state of `table` (or of a framework table), or an error naming the migration history's gap. */
 export function modelOf(state: ProjectState, table: string): ModelState {
-  const found = state[table];
+  const found = state[table] ?? (Object.hasOwn(FRAMEWORK_TABLES, table) ? FRAMEWORK_TABLES[table] : undefined);
   if (!found) throw new Error(`No model "${table}" in the migration state (is its createModel in an earlier migration?).`);
   return found;
 }

@@ -13,7 +13,7 @@ import { ListAPIView } from '../../src/views/generics.js';
 import { CursorPagination } from '../../src/pagination/cursor.js';
 import type { ApiRequest } from '../../src/request.js';
 import { obtainAuthToken, TokenAuthentication, IsAuthenticated, KyselyUserStore, migrate, type Database } from '../../src/index.js';
-import type { CatalogueTables } from '../../example/catalogue/migrations.js';
+import type { CatalogueTables } from '../../example/catalogue/models.js';
 import { testDatabases } from '../helpers/databases.js';
 
 let apps: TrestleApp[] = [];
