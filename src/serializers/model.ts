@@ -713,7 +713,7 @@ export class ManyRelatedField extends Field<unknown[], unknown[]> {
     return [...(value as Iterable<unknown>)].map((item) => this.childRelation.toRepresentation(item, ctx));
   }
   valueSchema(mode: SchemaMode): JsonSchema {
-    return { type: 'array', items: this.childRelation.valueSchema(mode) };
+    return { type: 'array', items: this.childRelation.valueSchema(mode), ...(this.allowEmpty ? {} : { minItems: 1 }) };
   }
 }
 

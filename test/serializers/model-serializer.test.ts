@@ -12,9 +12,12 @@ import {
   RetrieveUpdateAPIView,
   computed,
   createApp,
+  generateOpenAPI,
   field,
   model,
+  uniqueConstraint,
   modelSerializer,
+  type ModelSerializer,
   path,
   type AnyModel,
   type Infer,
@@ -58,6 +61,17 @@ const Article = model('lib_article', {
   extra: field.manyToMany(() => Tag, { blank: true, relatedName: 'extra_articles', verboseName: 'extra tags' }),
 }, { ordering: ['id'] });
 
+/** A key of its own, a one-to-one and a one-field unique constraint: each a UniqueValidator with Django's message. */
+const Profile = model(
+  'lib_profile',
+  {
+    code: field.char({ maxLength: 8, primaryKey: true }),
+    author: field.oneToOne(() => Author, { onDelete: 'cascade' }),
+    handle: field.slug(),
+  },
+  { constraints: [uniqueConstraint('lib_profile_handle_uniq', ['handle'])] },
+);
+
 type BookRow = typeof Book.$inferSelect & Record<string, unknown>;
 
 const BookSerializer = modelSerializer(Book, { fields: '__all__' });
@@ -79,15 +93,8 @@ const NestedArticleSerializer = modelSerializer(Article, { fields: ['id', 'title
 const LinkedArticleSerializer = modelSerializer(Article, { fields: ['url', 'tags'], hyperlinked: true, name: 'LinkedArticle' });
 
 
-type AnyModelSerializer =
-  | typeof BookSerializer
-  | typeof TrimmedBookSerializer
-  | typeof AuthorSerializer
-  | typeof ArticleSerializer
-  | typeof NestedBookSerializer
-  | typeof LinkedBookSerializer
-  | typeof NestedArticleSerializer
-  | typeof LinkedArticleSerializer;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyModelSerializer = ModelSerializer<any, any>;
 
 /**
  * Model views: they read the model's table, load the relations the
@@ -109,10 +116,11 @@ const books = views(Book, BookSerializer);
 const trimmed = views(Book, TrimmedBookSerializer);
 const authors = views(Author, AuthorSerializer);
 const articles = views(Article, ArticleSerializer);
+const profiles = views(Profile, modelSerializer(Profile, { fields: '__all__' }));
 const loadedList = (m: AnyModel, s: AnyModelSerializer) => views(m, s).List;
 
 const schema = migration({
-  operations: [Author, Book, Tag, Article].map((m) => createModel(m.tableName, m.fields, m.meta)),
+  operations: [Author, Book, Tag, Article, Profile].map((m) => createModel(m.tableName, m.fields, m.meta)),
 });
 
 describe.each(testDatabases())('ModelSerializer on $name', ({ open }) => {
@@ -146,6 +154,7 @@ describe.each(testDatabases())('ModelSerializer on $name', ({ open }) => {
         path('nested/', loadedList(Book, NestedBookSerializer)),
         path('linked/', loadedList(Book, LinkedBookSerializer)),
         path('articles/', articles.List),
+        path('profiles/', profiles.List),
         path('articles/<int:pk>/', articles.Detail, { name: 'article-detail' }),
         path('tags/<int:pk>/', authors.Detail, { name: 'tag-detail' }),
         path('nested-articles/', loadedList(Article, NestedArticleSerializer)),
@@ -433,6 +442,48 @@ describe.each(testDatabases())('ModelSerializer on $name', ({ open }) => {
         { url: expect.any(String), tags: ['http://localhost:80/tags/1/', 'http://localhost:80/tags/2/'] },
         { url: expect.any(String), tags: ['http://localhost:80/tags/3/'] },
       ]);
+    });
+  });
+
+  it('a key of its own, a one-to-one and a one-field unique constraint are checked as unique', async () => {
+    const options = await app.inject({ method: 'OPTIONS', url: '/profiles/' });
+    expect(options.json().actions.POST).toEqual({
+      code: { type: 'string', required: true, read_only: false, label: 'Code', max_length: 8 },
+      handle: { type: 'slug', required: true, read_only: false, label: 'Handle', max_length: 50 },
+      author: { type: 'field', required: true, read_only: false, label: 'Author' },
+    });
+    expectJson(await post('/profiles/', { code: 'ul', author: 1, handle: 'ursula' }), 201, { code: 'ul', handle: 'ursula', author: 1 });
+    expectJson(await post('/profiles/', { code: 'ul', author: 1, handle: 'ursula' }), 400, {
+      code: ['profile with this code already exists.'],
+      handle: ['profile with this handle already exists.'],
+      author: ['profile with this author already exists.'],
+    });
+    expectJson(await post('/profiles/', { code: 'fh', author: 2, handle: 'not a slug' }), 400, {
+      handle: ['Enter a valid "slug" consisting of letters, numbers, underscores or hyphens.'],
+    });
+  });
+
+  it('OpenAPI builds its components from the model serializer', async () => {
+    const doc = generateOpenAPI(app) as { components: { schemas: Record<string, unknown> } };
+    const keys = { type: 'array', items: { type: 'integer' } };
+    expect(doc.components.schemas['Article']).toEqual({
+      type: 'object',
+      properties: {
+        id: { type: 'integer', title: 'ID' },
+        title: { type: 'string', maxLength: 50, title: 'Title' },
+        tags: { ...keys, minItems: 1, title: 'Tags' },
+        extra: { ...keys, title: 'Extra tags' },
+      },
+      required: ['id', 'title', 'tags'],
+    });
+    expect(doc.components.schemas['ArticleRequest']).toEqual({
+      type: 'object',
+      properties: {
+        title: { type: 'string', maxLength: 50, minLength: 1, title: 'Title' },
+        tags: { ...keys, minItems: 1, title: 'Tags' },
+        extra: { ...keys, title: 'Extra tags' },
+      },
+      required: ['title', 'tags'],
     });
   });
 
