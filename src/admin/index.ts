@@ -8,3 +8,4 @@ export { AdminTokensView, AdminTokenView } from './tokens-view.js';
 export { AdminSite, ModelAdmin, type ModelAdminOptions, type ListDisplayEntry, type AdminAction } from './model-admin.js';
 export { AdminModelView, AdminChangeListView, AdminChangeFormView, AdminDeleteView, AdminHistoryView, IncorrectLookupParameters } from './model-views.js';
 export { ADDITION, CHANGE, DELETION, describeChange, readLog, type LogEntry } from './log-entry.js';
+export { Group as AuthGroup, Permission as AuthPermission, UserGroup, UserPermission, syncPermissions, userPermissions } from './permissions.js';

@@ -1,6 +1,7 @@
 import type { AnyModel } from '../models/model.js';
 import { ManyToManyField, RelationField, type ModelField } from '../models/fields.js';
 import type { User } from '../users/user.js';
+import { Group, Permission, UserGroup, UserPermission } from './permissions.js';
 
 /** What a staff user may do with a registered model (Django's view/add/change/delete permissions). */
 export type AdminAction = 'view' | 'add' | 'change' | 'delete';
@@ -49,8 +50,9 @@ export interface ModelAdminOptions<Row = Record<string, unknown>> {
   /** The row's name in lists, titles and the history (Django's `__str__`); default `Book object (1)`. */
   str?: (row: Row) => string;
   /**
-   * Whether `user` (active staff) may `action` this model. Default: only
-   * superusers, as Django's admin for a staff user without permissions.
+   * Whether `user` (active staff) may `action` this model, instead of
+   * Django's permissions. Default: superusers may do anything; other staff
+   * what `auth_permission` grants them, directly or through a group.
    */
   hasPermission?: (user: User, action: AdminAction) => boolean;
 }
@@ -124,11 +126,16 @@ export class ModelAdmin<Row = Record<string, unknown>> {
     return String(text);
   }
 
-  /** Whether `user` may `action` this model. */
-  hasPermission(user: User, action: AdminAction): boolean {
+  /**
+   * Whether `user` may `action` this model: the `hasPermission` option when
+   * given; else a superuser may do anything, and another staff user what
+   * `granted` holds (`<table>.<action>_<model>`, from `auth_permission`
+   * through the user's own permissions and groups).
+   */
+  hasPermission(user: User, action: AdminAction, granted: ReadonlySet<string> = new Set()): boolean {
     if (!user.isAuthenticated || !user.isActive || !user.isStaff) return false;
     if (this.options.hasPermission) return this.options.hasPermission(user, action);
-    return user.isSuperuser;
+    return user.isSuperuser || granted.has(`${this.model.tableName}.${action}_${this.modelName}`);
   }
 
   /** A field's human name with a capital (Django's form label: `capfirst(verbose_name)`). */
@@ -180,6 +187,19 @@ export class ModelAdmin<Row = Record<string, unknown>> {
 export class AdminSite {
   private readonly admins = new Map<string, ModelAdmin>();
   private readonly known = new Map<string, AnyModel>();
+  // How rows of tables that are not registered are named: users by username, permissions as Django's `__str__`.
+  private readonly names = new Map<string, (row: Record<string, unknown>) => string>([
+    ['trestle_user', (r) => String(r['username'])],
+    ['auth_permission', (r) => `${String(r['content_type'])} | ${String(r['name'])}`],
+  ]);
+
+  /** The name of a row of `table`: its admin's `str`, else a known table's, else `null`. */
+  reprOf(table: string, row: Record<string, unknown>): string | null {
+    const admin = this.admins.get(table);
+    if (admin) return admin.repr(row);
+    const name = this.names.get(table);
+    return name ? name(row) : null;
+  }
 
   /** Registers `model` with its admin options; a table registers once. */
   register<M extends AnyModel>(model: M, options: ModelAdminOptions<RowOf<M>> = {}): this {
@@ -203,6 +223,27 @@ export class AdminSite {
   declareModels(...models: AnyModel[]): this {
     for (const m of models) if (!this.known.has(m.tableName)) this.known.set(m.tableName, m);
     return this;
+  }
+
+  /**
+   * Registers Django's groups (`auth_group`, with their permissions as a
+   * multiple select), group memberships (`trestle_user_groups`) and the
+   * permissions given to single users (`trestle_user_user_permissions`), so
+   * superusers can give staff users their permissions from the admin.
+   */
+  registerPermissions(): this {
+    return this.register(Group, { listDisplay: ['name'], searchFields: ['name'], str: (g) => g.name })
+      .register(UserGroup, { listDisplay: ['user', 'group'], listFilter: ['group'], str: (m) => `${this.userName(m.user_id)} in ${this.groupName(m.group_id)}` })
+      .register(UserPermission, { listDisplay: ['user', 'permission'], str: (p) => `${this.userName(p.user_id)}: permission ${String(p.permission_id)}` })
+      .declareModels(Permission);
+  }
+
+  // A membership's name is built from keys (str is synchronous); the list shows the names in its columns.
+  private userName(id: unknown): string {
+    return `user ${String(id)}`;
+  }
+  private groupName(id: unknown): string {
+    return `group ${String(id)}`;
   }
 
   /** The registered models, in registration order. */

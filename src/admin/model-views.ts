@@ -23,6 +23,7 @@ import type { ParserClass } from '../parsers/base.js';
 import type { MediaType } from '../media-types.js';
 import { ModelAdmin, type AdminAction, type AdminSite, type ListDisplayEntry } from './model-admin.js';
 import { formText, inputText, keyValue, relatedKeys, saveAdminForm, type AdminForm, type FormErrors } from './model-form.js';
+import { knownPermissions, syncPermissions, userPermissions } from './permissions.js';
 import { ADDITION, CHANGE, DELETION, changeMessageJson, describeChange, logAction, readLog } from './log-entry.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -45,6 +46,13 @@ const EMPTY = '-';
 
 function capfirst(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+/** Makes sure the site's models have their permission rows, then reads the user's (superusers need none). */
+async function loadPermissions(req: ApiRequest, site: AdminSite): Promise<ReadonlySet<string>> {
+  const db = req.app.services.get('db') as AnyDb;
+  await syncPermissions(db, site.registry.map((a) => a.model));
+  return (req.user as User).isSuperuser ? new Set() : userPermissions(req);
 }
 
 /** A message shown on the next admin page (Django's `messages` framework, kept in the session). */
@@ -133,11 +141,17 @@ export class AdminModelView extends AdminView {
   }
 
   /** `null` when the user may `actions` (any of them); else the login redirect, or a 403. */
-  protected allow(req: ApiRequest, ...actions: AdminAction[]): Response | null {
+  protected async allow(req: ApiRequest, ...actions: AdminAction[]): Promise<Response | null> {
     const denied = this.guard(req);
     if (denied) return denied;
-    if (!actions.some((a) => this.modelAdmin.hasPermission(req.user as User, a))) throw new PermissionDenied();
+    await loadPermissions(req, this.modelAdmin.site);
+    if (!actions.some((a) => this.can(req, this.modelAdmin, a))) throw new PermissionDenied();
     return null;
+  }
+
+  /** Whether the request's user may `action` the model of `admin` (after `allow`). */
+  protected can(req: ApiRequest, admin: ModelAdmin, action: AdminAction): boolean {
+    return admin.hasPermission(req.user as User, action, knownPermissions(req));
   }
 
   /** The row of the URL's primary key, or a 404 page. */
@@ -176,7 +190,7 @@ export class AdminModelView extends AdminView {
     const table = f.targetTable(this.modelAdmin.model.tableName);
     const target = f.targetModel();
     const key = target?.primaryKey ?? 'id';
-    const targetAdmin = this.modelAdmin.site.adminFor(table);
+    const site = this.modelAdmin.site;
     let q = this.db(req).selectFrom(table).selectAll();
     if (limit === undefined) {
       if (ids.length === 0) return names;
@@ -184,7 +198,7 @@ export class AdminModelView extends AdminView {
     } else q = q.orderBy(sql.ref(key)).limit(limit);
     for (const row of (await q.execute()) as Row[]) {
       const pk = String(row[key]);
-      names.set(pk, targetAdmin ? targetAdmin.repr(row) : `${capfirst((target as AnyModel | null)?.objectName ?? table)} object (${pk})`);
+      names.set(pk, site.reprOf(table, row) ?? `${capfirst((target as AnyModel | null)?.objectName ?? table)} object (${pk})`);
     }
     return names;
   }
@@ -206,7 +220,7 @@ export class AdminChangeListView extends AdminModelView {
   static override viewName = 'Change list';
 
   async get(req: ApiRequest): Promise<AdminPage | Response> {
-    const denied = this.allow(req, 'view', 'change');
+    const denied = await this.allow(req, 'view', 'change');
     if (denied) return denied;
     const admin = this.modelAdmin;
     const model = admin.model;
@@ -262,7 +276,7 @@ export class AdminChangeListView extends AdminModelView {
       const sort = asked[0] === entry ? 'ascending' : asked[0] === `-${entry}` ? 'descending' : null;
       return { label, sort, href: listUrl({ o: sort === 'ascending' ? `-${entry}` : entry, p: null }) };
     });
-    const canChange = admin.hasPermission(req.user as User, 'change') || admin.hasPermission(req.user as User, 'view');
+    const canChange = this.can(req, admin, 'change') || this.can(req, admin, 'view');
     const bodyRows = rows.map((row) => {
       const pk = row[model.primaryKey];
       const cells = (display.length ? display : [null]).map((entry, i) => {
@@ -286,7 +300,7 @@ export class AdminChangeListView extends AdminModelView {
     const plural = count === 1 ? model.verboseName : model.verboseNamePlural;
     const filters = await this.filterSidebar(req, filterParams, listUrl);
     const title = `Select ${model.verboseName} to change`;
-    const canAdd = admin.hasPermission(req.user as User, 'add');
+    const canAdd = this.can(req, admin, 'add');
     const searchBox = admin.options.searchFields?.length
       ? html`<form method="get" action="${base}" class="toolbar" role="search" id="changelist-search">
 <label class="visually-hidden" for="searchbar">Search ${model.verboseNamePlural}</label>
@@ -508,14 +522,14 @@ export class AdminChangeFormView extends AdminModelView {
   mode: 'add' | 'change' = 'change';
 
   async get(req: ApiRequest): Promise<AdminPage | Response> {
-    const denied = this.mode === 'add' ? this.allow(req, 'add') : this.allow(req, 'view', 'change');
+    const denied = this.mode === 'add' ? await this.allow(req, 'add') : await this.allow(req, 'view', 'change');
     if (denied) return denied;
     const instance = this.mode === 'add' ? null : await this.object(req);
     return this.formPage(req, instance, null, {}, await takeFlash(req));
   }
 
   async post(req: ApiRequest): Promise<AdminPage | Response> {
-    const denied = this.allow(req, this.mode === 'add' ? 'add' : 'change');
+    const denied = await this.allow(req, this.mode === 'add' ? 'add' : 'change');
     if (denied) return denied;
     const admin = this.modelAdmin;
     const model = admin.model;
@@ -569,7 +583,7 @@ export class AdminChangeFormView extends AdminModelView {
   private async formPage(req: ApiRequest, instance: Row | null, posted: AdminForm | null, errors: FormErrors, messages: AdminMessage[]): Promise<AdminPage> {
     const admin = this.modelAdmin;
     const model = admin.model;
-    const canChange = instance === null || admin.hasPermission(req.user as User, 'change');
+    const canChange = instance === null || this.can(req, admin, 'change');
     const title = instance ? `${canChange ? 'Change' : 'View'} ${model.verboseName}` : `Add ${model.verboseName}`;
     const count = Object.values(errors).reduce((n, e) => n + e.length, 0);
     const all = [...messages];
@@ -641,7 +655,7 @@ export class AdminChangeFormView extends AdminModelView {
     const tools = instance
       ? html`<p class="object-tools"><a class="btn" href="${this.modelUrl(req, admin, 'history', pk)}">History</a></p>`
       : '';
-    const canDelete = instance !== null && admin.hasPermission(req.user as User, 'delete');
+    const canDelete = instance !== null && this.can(req, admin, 'delete');
     const body = html`<h1>${title}</h1>
 ${instance ? html`<h2 class="muted">${admin.repr(instance)}</h2>` : ''}
 ${tools}
@@ -679,14 +693,14 @@ export class AdminDeleteView extends AdminModelView {
   static override viewName = 'Delete';
 
   async get(req: ApiRequest): Promise<AdminPage | Response> {
-    const denied = this.allow(req, 'delete');
+    const denied = await this.allow(req, 'delete');
     if (denied) return denied;
     const row = await this.object(req);
     return this.confirmPage(req, row, 200);
   }
 
   async post(req: ApiRequest): Promise<AdminPage | Response> {
-    const denied = this.allow(req, 'delete');
+    const denied = await this.allow(req, 'delete');
     if (denied) return denied;
     const admin = this.modelAdmin;
     const model = admin.model;
@@ -720,8 +734,8 @@ export class AdminDeleteView extends AdminModelView {
 
   private node(req: ApiRequest, model: AnyModel, row: Row, children: DeletedNode[] = []): DeletedNode {
     const admin = this.modelAdmin.site.adminFor(model.tableName);
-    const name = admin ? admin.repr(row) : `${model.objectName} object (${String(row[model.primaryKey])})`;
-    const url = admin && admin.hasPermission(req.user as User, 'change') ? this.modelUrl(req, admin, 'change', row[model.primaryKey]) : null;
+    const name = this.modelAdmin.site.reprOf(model.tableName, row) ?? `${model.objectName} object (${String(row[model.primaryKey])})`;
+    const url = admin && this.can(req, admin, 'change') ? this.modelUrl(req, admin, 'change', row[model.primaryKey]) : null;
     return { label: `${capfirst(model.verboseName)}: ${name}`, url, children };
   }
 
@@ -798,7 +812,7 @@ export class AdminHistoryView extends AdminModelView {
   static override viewName = 'History';
 
   async get(req: ApiRequest): Promise<AdminPage | Response> {
-    const denied = this.allow(req, 'view', 'change');
+    const denied = await this.allow(req, 'view', 'change');
     if (denied) return denied;
     const admin = this.modelAdmin;
     const model = admin.model;
@@ -824,9 +838,10 @@ ${entries.map((e) => html`<tr><th scope="row" data-label="Date/time">${e.actionT
 /** The index's sections: each app's models the user may see, and the user's recent actions. */
 export async function modelIndexSections(req: ApiRequest, site: AdminSite, urlOf: (name: string, params?: Record<string, string>) => string): Promise<SafeHtml> {
   const user = req.user as User;
+  const granted = await loadPermissions(req, site);
   const byApp = new Map<string, ModelAdmin[]>();
   for (const admin of site.registry) {
-    if (!(['view', 'add', 'change', 'delete'] as const).some((a) => admin.hasPermission(user, a))) continue;
+    if (!(['view', 'add', 'change', 'delete'] as const).some((a) => admin.hasPermission(user, a, granted))) continue;
     byApp.set(admin.appLabel, [...(byApp.get(admin.appLabel) ?? []), admin]);
   }
   const apps = [...byApp.entries()].sort(([a], [b]) => a.localeCompare(b));
@@ -839,10 +854,10 @@ ${[...admins]
   .sort((a, b) => a.model.verboseNamePlural.localeCompare(b.model.verboseNamePlural))
   .map((a) => {
     const list = urlOf(a.routeName('changelist'));
-    const canSee = a.hasPermission(user, 'view') || a.hasPermission(user, 'change');
+    const canSee = a.hasPermission(user, 'view', granted) || a.hasPermission(user, 'change', granted);
     return html`<tr class="model-${a.modelName}"><th scope="row" data-label="Model">${canSee ? html`<a href="${list}">${capfirst(a.model.verboseNamePlural)}</a>` : capfirst(a.model.verboseNamePlural)}</th><td data-label="Actions">${
-      a.hasPermission(user, 'add') ? html`<a href="${urlOf(a.routeName('add'))}" class="addlink">Add</a> ` : ''
-    }${canSee ? html`<a href="${list}" class="changelink">${a.hasPermission(user, 'change') ? 'Change' : 'View'}</a>` : ''}</td></tr>\n`;
+      a.hasPermission(user, 'add', granted) ? html`<a href="${urlOf(a.routeName('add'))}" class="addlink">Add</a> ` : ''
+    }${canSee ? html`<a href="${list}" class="changelink">${a.hasPermission(user, 'change', granted) ? 'Change' : 'View'}</a>` : ''}</td></tr>\n`;
   })}
 </tbody>
 </table>`,

@@ -60,7 +60,8 @@ function site(): AdminSite {
     })
     .register(Tag, { str: (t) => t.name })
     .register(Review, { listDisplay: ['book', 'stars'], str: (r) => `${r.stars} stars` })
-    .declareModels(Loan);
+    .declareModels(Loan)
+    .registerPermissions();
 }
 
 describe.each(testDatabases())('admin of models on $name', ({ open }) => {
@@ -69,6 +70,7 @@ describe.each(testDatabases())('admin of models on $name', ({ open }) => {
   let db: Db;
   let root: CookieJar;
   let rootId: number;
+  let clerkId: number;
 
   async function login(username: string): Promise<CookieJar> {
     const jar = new CookieJar();
@@ -125,7 +127,7 @@ describe.each(testDatabases())('admin of models on $name', ({ open }) => {
     });
     const users = app.trestle.services.get('users');
     rootId = Number((await users.createUser({ username: 'root', password: PASSWORD, isStaff: true, isSuperuser: true })).pk);
-    await users.createUser({ username: 'clerk', password: PASSWORD, isStaff: true });
+    clerkId = Number((await users.createUser({ username: 'clerk', password: PASSWORD, isStaff: true })).pk);
     await users.createUser({ username: 'viewer', password: PASSWORD, isStaff: true });
     const authors = [];
     for (const name of ['Ursula Le Guin', 'Frank Herbert', 'Mary Oliver']) {
@@ -167,6 +169,9 @@ describe.each(testDatabases())('admin of models on $name', ({ open }) => {
     expect(res.body).toContain('href="/admin/shop/review/">Reviews</a>');
     expect(res.body).toContain('href="/admin/shop/tag/">Tags</a>');
     expect(res.body).not.toContain('shop/loan');
+    expect(res.body).toContain('<caption>Auth</caption>');
+    expect(res.body).toContain('href="/admin/auth/group/">Groups</a>');
+    expect(res.body).toContain('href="/admin/trestle/usergroup/">Group memberships</a>');
     expect(res.body).toContain('<h2 id="recent-actions-heading">Recent actions</h2>');
 
     // A staff user without permissions sees no model and is refused on its pages.
@@ -195,6 +200,57 @@ describe.each(testDatabases())('admin of models on $name', ({ open }) => {
     expect(vForm.body).toContain('<h1>View book</h1>');
     expect(vForm.body).not.toContain('name="_save"');
     expect((await post(viewer, `/admin/shop/book/${dune}/change/`, { title: 'x' })).statusCode).toBe(403);
+  });
+
+  it('Django\'s permissions: a group with change and view of authors, a membership, a permission of one user; each grants exactly its pages', async () => {
+    const perms = Object.fromEntries(
+      (await db.selectFrom('auth_permission').selectAll().where('content_type', '=', 'shop_author').execute()).map((p) => [p['codename'] as string, p]),
+    );
+    expect(Object.keys(perms).sort()).toEqual(['add_author', 'change_author', 'delete_author', 'view_author']);
+    expect(perms['change_author']).toMatchObject({ name: 'Can change author', content_type: 'shop_author' });
+
+    const form = await get(root, '/admin/auth/group/add/');
+    expect(form.statusCode).toBe(200);
+    expect(form.body).toContain(`<option value="${perms['view_author']!['id']}">shop_author | Can view author</option>`);
+    const group = await post(root, '/admin/auth/group/add/', { name: 'editors', permissions: [String(perms['change_author']!['id']), String(perms['view_author']!['id'])], _save: '' });
+    expect(group.statusCode).toBe(302);
+    const groupId = (await db.selectFrom('auth_group').select('id').where('name', '=', 'editors').executeTakeFirstOrThrow())['id'];
+    expect((await db.selectFrom('auth_group_permissions').select('permission_id').where('group_id', '=', groupId as number).orderBy('permission_id').execute()).map((r) => r['permission_id'])).toEqual(
+      [perms['change_author']!['id'], perms['view_author']!['id']].sort((a, b) => Number(a) - Number(b)),
+    );
+    const membershipForm = await get(root, '/admin/trestle/usergroup/add/');
+    expect(membershipForm.body).toContain(`<option value="${clerkId}">clerk</option>`);
+    const membership = await post(root, '/admin/trestle/usergroup/add/', { user: String(clerkId), group: String(groupId), _save: '' });
+    expect(membership.statusCode).toBe(302);
+    const memberships = await get(root, '/admin/trestle/usergroup/');
+    expect(memberships.body).toContain('<td data-label="Group">editors</td>');
+
+    const clerk = await login('clerk');
+    const index = await get(clerk, '/admin/');
+    expect(index.body).toContain('<tr class="model-author"><th scope="row" data-label="Model"><a href="/admin/shop/author/">Authors</a></th><td data-label="Actions"><a href="/admin/shop/author/" class="changelink">Change</a></td></tr>');
+    expect(index.body).not.toContain('href="/admin/shop/book/"');
+    const author = await db.selectFrom('shop_author').selectAll().where('name', '=', 'Mary Oliver').executeTakeFirstOrThrow();
+    expect((await get(clerk, '/admin/shop/author/')).statusCode).toBe(200);
+    expect((await get(clerk, `/admin/shop/author/${author['id']}/change/`)).body).not.toContain('>Delete</a>');
+    expect((await get(clerk, '/admin/shop/author/add/')).statusCode).toBe(403);
+    expect((await get(clerk, `/admin/shop/author/${author['id']}/delete/`)).statusCode).toBe(403);
+    expect((await get(clerk, '/admin/shop/book/')).statusCode).toBe(403);
+    const changed = await post(clerk, `/admin/shop/author/${author['id']}/change/`, { name: 'Mary Oliver', email: 'mary@example.com', _save: '' });
+    expect(changed.statusCode).toBe(302);
+
+    // A permission given to the user alone.
+    const direct = await post(root, '/admin/trestle/userpermission/add/', { user: String(clerkId), permission: String(perms['delete_author']!['id']), _save: '' });
+    expect(direct.statusCode).toBe(302);
+    const again = await login('clerk');
+    const page = await get(again, `/admin/shop/author/${author['id']}/delete/`);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('Are you sure you want to delete the author “Mary Oliver”?');
+    // Out of the group: the group's permissions are gone, the user's own stays.
+    const membershipId = (await db.selectFrom('trestle_user_groups').select('id').where('user_id', '=', clerkId).executeTakeFirstOrThrow())['id'];
+    expect((await post(root, `/admin/trestle/usergroup/${membershipId}/delete/`, {})).statusCode).toBe(302);
+    expect((await get(again, '/admin/shop/author/')).statusCode).toBe(403);
+    expect((await get(again, `/admin/shop/author/${author['id']}/delete/`)).statusCode).toBe(200);
+    await db.deleteFrom('trestle_user_user_permissions').where('user_id', '=', clerkId).execute();
   });
 
   it('the change list pages through the table with a count; a page past the end is a 404 page', async () => {

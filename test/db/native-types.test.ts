@@ -121,6 +121,7 @@ describe.each(testDatabases())('0004_native_types on $name', ({ name, open }) =>
         expect(result.applied).toEqual([
           { set: 'framework', name: '0004_native_types' },
           { set: 'framework', name: '0005_admin_log' },
+          { set: 'framework', name: '0006_permissions' },
         ]);
 
         const newTypes = await columnTypes(database);

@@ -4,6 +4,7 @@ import { tokensMigration } from './0002-tokens.js';
 import { sessionsMigration } from './0003-sessions.js';
 import { nativeTypesMigration } from './0004-native-types.js';
 import { adminLogMigration } from './0005-admin-log.js';
+import { permissionsMigration } from './0006-permissions.js';
 
 /**
  * The framework's migrations, applied in this order before the project's
@@ -16,4 +17,5 @@ export const frameworkMigrations: ReadonlyArray<readonly [name: string, migratio
   ['0003_sessions', sessionsMigration],
   ['0004_native_types', nativeTypesMigration],
   ['0005_admin_log', adminLogMigration],
+  ['0006_permissions', permissionsMigration],
 ];
