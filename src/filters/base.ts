@@ -11,8 +11,13 @@ import type { APIView } from '../views/api-view.js';
  * configuration only.
  */
 export interface FilterBackend {
-  /** The source narrowed/ordered for this request; throws `ValidationError` on bad input. */
-  filterQueryset<T>(req: ApiRequest, source: Source<T>, view: APIView): Source<T>;
+  /**
+   * The source narrowed/ordered for this request; throws (or rejects with)
+   * `ValidationError` on bad input. A promise when the backend must ask the
+   * database before it can answer (`FilterSetBackend` checking that a related
+   * key exists).
+   */
+  filterQueryset<T>(req: ApiRequest, source: Source<T>, view: APIView): Source<T> | Promise<Source<T>>;
   /** OpenAPI query parameters this backend reads (DRF's `get_schema_operation_parameters`). */
   schemaParameters(view: APIView): OpenAPIParameter[];
   /**
@@ -101,7 +106,7 @@ export abstract class BaseFilterBackend implements FilterBackend {
   constructor(app: AppContext) {
     this.app = app;
   }
-  abstract filterQueryset<T>(req: ApiRequest, source: Source<T>, view: APIView): Source<T>;
+  abstract filterQueryset<T>(req: ApiRequest, source: Source<T>, view: APIView): Source<T> | Promise<Source<T>>;
   schemaParameters(_view: APIView): OpenAPIParameter[] {
     return [];
   }

@@ -1,4 +1,4 @@
-import { sql, type Expression, type SqlBool } from 'kysely';
+import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
 import { ImproperlyConfigured, ValidationError } from '../exceptions.js';
 import type { OpenAPIParameter, Source } from '../pagination/base.js';
 import type { ApiRequest } from '../request.js';
@@ -32,6 +32,8 @@ export interface ModelFilterInfo {
   readonly related?: boolean;
   /** A many-to-many's keys (`ModelMultipleChoiceFilter`): a value that is not a key is `invalid_pk_value`. */
   readonly many?: boolean;
+  /** The related table and key a relation's values must exist in (the choice field's queryset). */
+  readonly relatedTo?: { readonly table: string; readonly key: string };
   /** The type of the `exact` lookup when it differs (a field with `choices`: a `ChoiceFilter`). */
   readonly exactType?: FilterType;
 }
@@ -141,6 +143,7 @@ export class FilterSetBackend extends BaseFilterBackend {
     uuid: 'Enter a valid UUID.',
     relatedChoice: 'Select a valid choice. That choice is not one of the available choices.',
     relatedPkValue: '“{value}” is not a valid value.',
+    relatedManyChoice: 'Select a valid choice. {value} is not one of the available choices.',
     choice: 'Select a valid choice. {value} is not one of the available choices.',
     range: 'Range query expects two values.',
     nul: 'Null characters are not allowed.',
@@ -344,11 +347,44 @@ export class FilterSetBackend extends BaseFilterBackend {
     return raw;
   }
 
-  filterQueryset<T>(req: ApiRequest, source: Source<T>, view: APIView): Source<T> {
+  filterQueryset<T>(req: ApiRequest, source: Source<T>, view: APIView): Source<T> | Promise<Source<T>> {
     const filters = this.filtersOf(view);
     if (filters.length === 0) return source;
     const conditions = this.conditions(req, filters);
     if (conditions.length === 0) return source;
+    const keyed = isQuery(source) ? conditions.filter((c) => c.f.model?.relatedTo && c.f.lookup !== 'isnull') : [];
+    if (keyed.length > 0) return this.checkKeys(req, view, source as AnyQuery, keyed).then(() => this.apply(source, conditions));
+    return this.apply(source, conditions);
+  }
+
+  /**
+   * As django-filter's `ModelChoiceFilter` (its field's `queryset.get(pk=…)`):
+   * a relation's value must be a key of the related table, else a 400 for
+   * every parameter that names a missing one. One query per such parameter,
+   * on the view's database.
+   */
+  protected async checkKeys(req: ApiRequest, view: APIView, source: AnyQuery, conditions: readonly Condition[]): Promise<void> {
+    const postgres = isPostgresQuery(source);
+    const db = databaseOf(req, view);
+    const errors: Record<string, string[]> = {};
+    for (const c of conditions) {
+      const target = c.f.model!.relatedTo!;
+      const wanted = (c.f.lookup === 'in' || c.f.lookup === 'range' ? (c.value as unknown[]) : [c.value]).filter((v) => v !== null && v !== undefined);
+      if (wanted.length === 0) continue;
+      const rows = (await db
+        .selectFrom(sql`${sql.table(target.table)}`.as('trestle_key'))
+        .select(sql`${sql.ref(`trestle_key.${target.key}`)}`.as('key'))
+        .where(sqlCondition({ f: { ...c.f, lookup: 'in', column: `trestle_key.${target.key}` }, value: wanted }, postgres))
+        .execute()) as { key: unknown }[];
+      const found = new Set(rows.map((r) => normalKey(c.f.type, r.key)));
+      const missing = wanted.find((v) => !found.has(normalKey(c.f.type, v)));
+      if (missing === undefined) continue;
+      errors[c.f.param] = [c.f.model!.many ? fill(this.messages.relatedManyChoice, { value: missing }) : this.messages.relatedChoice];
+    }
+    if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+  }
+
+  private apply<T>(source: Source<T>, conditions: readonly Condition[]): Source<T> {
     if (isQuery(source)) {
       const postgres = isPostgresQuery(source);
       const base = baseName(source);
@@ -413,6 +449,21 @@ function serializerBooleans(view: APIView): ReadonlySet<string> {
 }
 
 class FilterValueError extends Error {}
+
+/** The database a view reads (a model view's `database(req)`), else the app's `db`. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function databaseOf(req: ApiRequest, view: APIView): Kysely<any> {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const own = (view as unknown as { database?: (req: ApiRequest) => Kysely<any> }).database;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  return typeof own === 'function' ? own.call(view, req) : (req.app.services.get('db') as unknown as Kysely<any>);
+}
+
+/** A key as a set compares it: numbers and strings alike, UUIDs as their hex digits. */
+function normalKey(type: FilterType, v: unknown): string {
+  const text = String(v);
+  return type === 'uuid' ? text.toLowerCase().replace(/-/g, '') : text;
+}
 
 /** Model filter sets, once per view class. */
 const modelSets = new WeakMap<object, { fields: unknown; model: unknown; set: FilterSet }>();

@@ -55,7 +55,10 @@ function filterFor(model: RelationTarget, f: ModelField): { type: FilterType; in
       const target = relationTarget(model, f);
       const key = target ? target.fields[target.primaryKey] : undefined;
       const keyKind = key?.kind ?? 'auto';
-      const many = f.kind === 'manyToMany' ? { many: true } : {};
+      const many = {
+        ...(f.kind === 'manyToMany' ? { many: true } : {}),
+        ...(target && key ? { relatedTo: { table: target.tableName, key: key.columnName(target.primaryKey) } } : {}),
+      };
       if (keyKind === 'uuid') return { type: 'uuid', info: { related: true, ...many } };
       if (keyKind === 'auto' || keyKind === 'bigAuto' || keyKind === 'integer' || keyKind === 'bigInteger') {
         return { type: 'integer', info: { related: true, ...many, integer: keyKind === 'auto' || keyKind === 'integer' ? INT32 : INT53 } };

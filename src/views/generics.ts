@@ -188,10 +188,17 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
     return this._filterBackends;
   }
 
-  /** Narrows and orders the queryset from query parameters: each filter backend in turn, as DRF's `filter_queryset`. */
+  /**
+   * Narrows and orders the queryset from query parameters: each filter
+   * backend in turn, as DRF's `filter_queryset`. A backend may answer with a
+   * promise (one that validates a value against the database); the result is
+   * then a promise too.
+   */
   filterQueryset(req: ApiRequest, source: Source<T>): Source<T> | Promise<Source<T>> {
-    let out = source;
-    for (const backend of this._filterBackends) out = backend.filterQueryset(req, out, this);
+    let out: Source<T> | Promise<Source<T>> = source;
+    for (const backend of this._filterBackends) {
+      out = out instanceof Promise ? out.then((s) => backend.filterQueryset(req, s, this)) : backend.filterQueryset(req, out, this);
+    }
     return out;
   }
 
