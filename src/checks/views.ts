@@ -347,7 +347,8 @@ function* hyperlinks(field: unknown, prefix: string, visited: Set<unknown>): Gen
  * The `selectRelated` / `prefetchRelated` names of every generic view (with
  * those its model serializer's `relatedToLoad()` adds) against its model's
  * relations: a name that is not one is `views.E002` with a "did you mean";
- * names on a view without `model` are `views.E003`. A view class mounted at
+ * the view's own names on a view without `model` (which loads nothing) are
+ * `views.E003`. A view class mounted at
  * several routes is reported once.
  */
 export function checkRelatedNames(views: readonly MountedView[]): CheckMessage[] {
@@ -356,11 +357,18 @@ export function checkRelatedNames(views: readonly MountedView[]): CheckMessage[]
   for (const mounted of views) {
     const view = mounted.view;
     if (!isGenericView(view)) continue;
-    let load: { selectRelated: readonly string[]; prefetchRelated: readonly string[] };
-    try {
-      load = typeof view.getRelatedToLoad === 'function' ? view.getRelatedToLoad(null) : { selectRelated: view.selectRelated ?? [], prefetchRelated: view.prefetchRelated ?? [] };
-    } catch {
-      continue;
+    const model = view.model;
+    // Without a model the view loads nothing: only its own names are wrong there, not its serializer's.
+    let load: { selectRelated: readonly string[]; prefetchRelated: readonly string[] } = {
+      selectRelated: view.selectRelated ?? [],
+      prefetchRelated: view.prefetchRelated ?? [],
+    };
+    if (model && typeof view.getRelatedToLoad === 'function') {
+      try {
+        load = view.getRelatedToLoad(null);
+      } catch {
+        continue;
+      }
     }
     const obj = describeView(mounted);
     const report = (m: CheckMessage, key: string) => {
@@ -370,7 +378,6 @@ export function checkRelatedNames(views: readonly MountedView[]): CheckMessage[]
         out.push(m);
       }
     };
-    const model = view.model;
     for (const setting of ['selectRelated', 'prefetchRelated'] as const) {
       for (const name of load[setting]) {
         if (!model) {

@@ -314,7 +314,8 @@ function operationId(tokens: readonly string[], method: Method, isList: boolean)
  * drf-spectacular types it from the model field.
  */
 function typeLookupParameter(view: GenericAPIView, parameters: OpenAPIParameterObject[]): void {
-  const name = view.lookupValueConverter ?? (view.lookupField === 'id' ? 'int' : 'str');
+  const name =
+    typeof view.lookupConverterName === 'function' ? view.lookupConverterName() : (view.lookupValueConverter ?? (view.lookupField === 'id' ? 'int' : 'str'));
   const converter = converters[name];
   if (!converter) return;
   const kwargs = [view.lookupUrlKwarg ?? view.lookupField, 'pk'];

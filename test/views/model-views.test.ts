@@ -11,6 +11,7 @@ import {
   createApp,
   DefaultRouter,
   field,
+  generateOpenAPI,
   hyperlinkedIdentity,
   include,
   integer,
@@ -303,6 +304,14 @@ describe.each(testDatabases())('model views on $name', ({ open }) => {
     expect(notUuid.json()).toEqual({ detail: 'No Token matches the given query.' });
   });
 
+  it('OpenAPI types the lookup parameter by the lookup field', async () => {
+    const doc = generateOpenAPI(app);
+    const param = (p: string) => doc.paths[p]!.get!.parameters!.find((x) => 'in' in x && x.in === 'path');
+    expect(param('/api/authors/{pk}/')).toEqual({ name: 'pk', in: 'path', required: true, schema: { type: 'integer', minimum: 0 } });
+    expect(param('/api/tokens/{pk}/')).toEqual({ name: 'pk', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } });
+    expect(param('/api/books/{pk}/')).toMatchObject({ name: 'pk', in: 'path', required: true, schema: { type: 'string' } });
+  });
+
   it('an override narrows the model queryset', async () => {
     const res = await app.inject({ url: '/api/recent/?limit=100' });
     expect(res.statusCode).toBe(200);
@@ -425,10 +434,18 @@ describe.each(testDatabases().slice(0, 1))('related names in the system checks o
         return [];
       }
     }
+    /** No model: it loads nothing, and its serializer's relations are its own business. */
+    class NestedWithoutModel extends ModelViewSet {
+      override serializer = modelSerializer(Book, { fields: ['id', 'author'], depth: 1 }) as never;
+      override getQueryset() {
+        return [];
+      }
+    }
     const database = await open();
     const router = new DefaultRouter();
     router.register('books', Misnamed, { basename: 'book' });
     router.register('plain', NoModel, { basename: 'plain' });
+    router.register('nested', NestedWithoutModel, { basename: 'nested' });
     const app = await createApp({ database, logger: false, routes: [include('api/', router.urls)] });
     try {
       const messages = (await runChecks(app, { tags: ['views'] })).filter((m) => m.id?.startsWith('views.'));
