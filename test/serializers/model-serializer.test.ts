@@ -72,6 +72,22 @@ const Profile = model(
   { constraints: [uniqueConstraint('lib_profile_handle_uniq', ['handle'])] },
 );
 
+/** The other kinds of fields. */
+const Gadget = model(
+  'lib_gadget',
+  {
+    uid: field.uuid(),
+    specs: field.json({ null: true }),
+    opens: field.time(),
+    weight: field.float(),
+    serial: field.bigInteger(),
+    notes: field.text({ null: true, blank: true }),
+    homepage: field.url({ blank: true, default: '' }),
+  },
+  { ordering: ['id'] },
+);
+const GadgetSerializer = modelSerializer(Gadget, { fields: '__all__' });
+
 type BookRow = typeof Book.$inferSelect & Record<string, unknown>;
 
 const BookSerializer = modelSerializer(Book, { fields: '__all__' });
@@ -90,7 +106,7 @@ const TrimmedBookSerializer = modelSerializer(Book, {
 type Row = Record<string, any>;
 const ArticleSerializer = modelSerializer(Article, { fields: '__all__' });
 const NestedArticleSerializer = modelSerializer(Article, { fields: ['id', 'title', 'tags'], depth: 1, name: 'NestedArticle' });
-const LinkedArticleSerializer = modelSerializer(Article, { fields: ['url', 'tags'], hyperlinked: true, name: 'LinkedArticle' });
+const LinkedArticleSerializer = modelSerializer(Article, { fields: ['url', 'title', 'tags'], hyperlinked: true, name: 'LinkedArticle' });
 
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -116,11 +132,12 @@ const books = views(Book, BookSerializer);
 const trimmed = views(Book, TrimmedBookSerializer);
 const authors = views(Author, AuthorSerializer);
 const articles = views(Article, ArticleSerializer);
+const gadgets = views(Gadget, GadgetSerializer);
 const profiles = views(Profile, modelSerializer(Profile, { fields: '__all__' }));
 const loadedList = (m: AnyModel, s: AnyModelSerializer) => views(m, s).List;
 
 const schema = migration({
-  operations: [Author, Book, Tag, Article, Profile].map((m) => createModel(m.tableName, m.fields, m.meta)),
+  operations: [Author, Book, Tag, Article, Profile, Gadget].map((m) => createModel(m.tableName, m.fields, m.meta)),
 });
 
 describe.each(testDatabases())('ModelSerializer on $name', ({ open }) => {
@@ -155,6 +172,8 @@ describe.each(testDatabases())('ModelSerializer on $name', ({ open }) => {
         path('linked/', loadedList(Book, LinkedBookSerializer)),
         path('articles/', articles.List),
         path('profiles/', profiles.List),
+        path('gadgets/', gadgets.List),
+        path('gadgets/<int:pk>/', gadgets.Detail),
         path('articles/<int:pk>/', articles.Detail, { name: 'article-detail' }),
         path('tags/<int:pk>/', authors.Detail, { name: 'tag-detail' }),
         path('nested-articles/', loadedList(Article, NestedArticleSerializer)),
@@ -439,9 +458,18 @@ describe.each(testDatabases())('ModelSerializer on $name', ({ open }) => {
         },
       });
       expectJson(await app.inject({ url: '/linked-articles/' }), 200, [
-        { url: expect.any(String), tags: ['http://localhost:80/tags/1/', 'http://localhost:80/tags/2/'] },
-        { url: expect.any(String), tags: ['http://localhost:80/tags/3/'] },
+        { url: 'http://localhost:80/articles/1/', title: 'Dune', tags: ['http://localhost:80/tags/1/', 'http://localhost:80/tags/2/'] },
+        { url: 'http://localhost:80/articles/2/', title: 'Emma', tags: ['http://localhost:80/tags/3/'] },
       ]);
+      // Links are accepted back, as DRF's HyperlinkedRelatedField.
+      expectJson(await post('/linked-articles/', { title: 'Kim', tags: ['http://localhost:80/tags/3/', '/tags/2/'] }), 201, {
+        url: 'http://localhost:80/articles/3/',
+        title: 'Kim',
+        tags: ['http://localhost:80/tags/2/', 'http://localhost:80/tags/3/'],
+      });
+      expectJson(await post('/linked-articles/', { title: 'Kim', tags: ['http://localhost:80/articles/1/'] }), 400, {
+        tags: ['Invalid hyperlink - Incorrect URL match.'],
+      });
     });
   });
 
@@ -460,6 +488,38 @@ describe.each(testDatabases())('ModelSerializer on $name', ({ open }) => {
     });
     expectJson(await post('/profiles/', { code: 'fh', author: 2, handle: 'not a slug' }), 400, {
       handle: ['Enter a valid "slug" consisting of letters, numbers, underscores or hyphens.'],
+    });
+  });
+
+  it('uuid, json, time, float, bigInteger, text and url fields map and round-trip', async () => {
+    const options = (await app.inject({ method: 'OPTIONS', url: '/gadgets/' })).json().actions.POST;
+    expect(options).toMatchObject({
+      uid: { type: 'string', required: true, read_only: false, label: 'Uid' },
+      specs: { required: false, read_only: false, label: 'Specs' },
+      opens: { type: 'time', required: true, read_only: false, label: 'Opens' },
+      weight: { type: 'float', required: true, read_only: false, label: 'Weight' },
+      serial: { type: 'integer', required: true, read_only: false, label: 'Serial' },
+      notes: { type: 'string', required: false, read_only: false, label: 'Notes' },
+      homepage: { type: 'url', required: false, read_only: false, label: 'Homepage', max_length: 200 },
+    });
+    const sent = { uid: 'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11', specs: { a: [1, 2], b: null }, opens: '09:30', weight: 1.5, serial: 9007199254740991, notes: null };
+    const created = {
+      id: 1,
+      uid: 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11',
+      specs: { a: [1, 2], b: null },
+      opens: '09:30:00',
+      weight: 1.5,
+      serial: 9007199254740991,
+      notes: null,
+      homepage: '',
+    };
+    expectJson(await post('/gadgets/', sent), 201, created);
+    expectJson(await app.inject({ url: '/gadgets/1/' }), 200, created);
+    expectJson(await app.inject({ method: 'PATCH', url: '/gadgets/1/', payload: { specs: [3], notes: '' } }), 200, { ...created, specs: [3], notes: '' });
+    expectJson(await post('/gadgets/', { ...sent, uid: 'nope', opens: '25:00', weight: 'x' }), 400, {
+      uid: ['Must be a valid UUID.'],
+      opens: ['Time has wrong format. Use one of these formats instead: hh:mm[:ss[.uuuuuu]].'],
+      weight: ['A valid number is required.'],
     });
   });
 
@@ -535,7 +595,7 @@ describe('ModelSerializer declarations', () => {
     type ArticleIn = Infer<typeof ArticleSerializer>['input'];
     expectTypeOf<ArticleIn>().toEqualTypeOf<{ title: string; tags: RelatedRow[]; extra?: RelatedRow[] }>();
     expectTypeOf<Infer<typeof ArticleSerializer>['output']>().toEqualTypeOf<{ id: number; title: string; tags: number[]; extra: number[] }>();
-    expectTypeOf<Infer<typeof LinkedArticleSerializer>['output']>().toEqualTypeOf<{ url: string; tags: string[] }>();
+    expectTypeOf<Infer<typeof LinkedArticleSerializer>['output']>().toEqualTypeOf<{ url: string; title: string; tags: string[] }>();
     expectTypeOf<Infer<typeof NestedArticleSerializer>['input']>().toEqualTypeOf<{ title: string }>();
     // @ts-expect-error: `exclude` names model fields only.
     expect(() => modelSerializer(Book, { exclude: ['nope'] })).toThrow(
