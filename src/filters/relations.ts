@@ -175,11 +175,6 @@ export function resolvePath(model: RelationTarget, path: string, toMany = true):
   throw new PathError(`Empty path.`, path, '', model, fieldNames(model, toMany));
 }
 
-/** Whether a resolved path crosses a many-to-many relation (a row may have several values). */
-export function isToMany(path: ModelPath): boolean {
-  return path.hops.some((h) => h.through !== undefined);
-}
-
 /** `resolvePath`, or `null` when the path does not resolve. */
 export function tryResolvePath(model: RelationTarget, path: string, toMany = true): ModelPath | null {
   try {

@@ -15,6 +15,7 @@ import {
   SearchFilter,
   SystemCheckError,
   type Database,
+  type ApiRequest,
   type FilterLookup,
   type PaginationClass,
   type TrestleApp,
@@ -352,6 +353,20 @@ describe.each(testDatabases())('filters from the model on $name', ({ open }) => 
       expect(await ids('/books/?search=blake', a)).toEqual([3, 6]);
       expect(await ids('/books/?search=crouch', a)).toEqual([]);
       expect(await ids('/books/?search=norway', a)).toEqual([3, 4, 6]);
+    });
+
+    it('works on a narrowed query under an alias that joins another table', async () => {
+      class Joined extends BookList {
+        override getQueryset(req: ApiRequest) {
+          const db = req.app.services.get('db') as unknown as AnyDb;
+          // `id` and `name` exist on both sides: the filters qualify what they read.
+          return db.selectFrom('lib_book as b').innerJoin('lib_author as a', 'a.id', 'b.author_id').selectAll('b').select('a.name as author_name').where('b.year', 'is not', null);
+        }
+      }
+      const a = await serve(Joined);
+      expect(await ids('/books/?search=crouch&author=2&ordering=-author__name', a)).toEqual([3, 6]);
+      expect(await ids('/books/?ordering=-author__name&year__gte=1960', a)).toEqual([1, 2, 5, 3, 6]);
+      expect(await ids('/books/?tags__name__iexact=sf', a)).toEqual([1, 2, 3, 6]);
     });
 
     it('combines with filters and ordering', async () => {
