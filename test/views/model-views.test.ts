@@ -107,6 +107,13 @@ class BookViewSet extends ModelViewSet {
   override prefetchRelated = ['tags'];
 }
 
+/** The model serializer alone: its many-to-many list is written by it and loaded by the view (`relatedToLoad()`). */
+class TaggedBookViewSet extends ModelViewSet {
+  override model = Book;
+  override serializer = modelSerializer(Book, { fields: ['id', 'title', 'slug', 'author', 'tags'] }) as never;
+  override lookupField = 'slug';
+}
+
 /** Narrows the model's queryset, as `super().get_queryset().filter(…)`. */
 class RecentBookViewSet extends BookViewSet {
   override getQueryset(req: ApiRequest) {
@@ -138,6 +145,7 @@ function routes() {
   router.register('authors', AuthorViewSet, { basename: 'author' });
   router.register('tokens', TokenViewSet, { basename: 'token' });
   router.register('publishers', PublisherViewSet, { basename: 'publisher' });
+  router.register('tagged', TaggedBookViewSet, { basename: 'tagged' });
   return [include('api/', router.urls)];
 }
 
@@ -275,6 +283,39 @@ describe.each(testDatabases())('model views on $name', ({ open }) => {
     const herbert = await app.inject({ url: '/api/books/book-7/' });
     expect(herbert.json().author_detail).toEqual({ id: 2, name: 'Herbert', publisher: null });
     expect(statements.splice(0)).toHaveLength(3);
+  });
+
+  it("a model serializer's many-to-many list: loaded per page in one query, written and replaced in the request's transaction", async () => {
+    statements.length = 0;
+    const five = await app.inject({ url: '/api/tagged/?limit=5' });
+    const small = statements.splice(0);
+    const twenty = await app.inject({ url: '/api/tagged/?limit=20' });
+    const large = statements.splice(0);
+    expect(five.statusCode).toBe(200);
+    expect(twenty.json().results).toHaveLength(20);
+    expect(twenty.json().results.slice(0, 3)).toEqual([
+      { id: 24, title: 'Book 24', slug: 'book-24', author: 1, tags: [] },
+      { id: 23, title: 'Book 23', slug: 'book-23', author: 2, tags: [1, 2, 3] },
+      { id: 22, title: 'Book 22', slug: 'book-22', author: 1, tags: [1] },
+    ]);
+    // count, page, tags.
+    expect(small).toHaveLength(3);
+    expect(large).toEqual(small);
+
+    const joinRows = async () => (await (database.db as AnyDb).selectFrom(JOIN).selectAll().execute()).length;
+    const before = await joinRows();
+    const created = await app.inject({ method: 'POST', url: '/api/tagged/', payload: { title: 'Dune', slug: 'dune', author: 2, tags: [3, 1] } });
+    expect(created.statusCode).toBe(201);
+    expect(created.json()).toEqual({ id: 25, title: 'Dune', slug: 'dune', author: 2, tags: [1, 3] });
+    expect(await joinRows()).toBe(before + 2);
+    const patched = await app.inject({ method: 'PATCH', url: '/api/tagged/dune/', payload: { tags: [2] } });
+    expect(patched.statusCode).toBe(200);
+    expect(patched.json()).toEqual({ id: 25, title: 'Dune', slug: 'dune', author: 2, tags: [2] });
+    expect(await joinRows()).toBe(before + 1);
+    const refused = await app.inject({ method: 'POST', url: '/api/tagged/', payload: { title: 'Nope', slug: 'nope', author: 2, tags: [99] } });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toEqual({ tags: ['Invalid pk "99" - object does not exist.'] });
+    expect(await bookCount()).toBe(25);
   });
 
   it('retrieves by the lookup field; a missing one is a 404 naming the model', async () => {
