@@ -18,7 +18,8 @@ export interface FormField {
 function jsonType(f: FormField): 'boolean' | 'number' | 'json' | 'string' {
   if (f.inputType === 'checkbox') return 'boolean';
   if (f.kind === 'integer' || f.kind === 'float') return 'number';
-  if (f.kind === 'list' || f.kind === 'json' || f.kind === 'dict' || f.kind === 'multiple choice') return 'json';
+  // A list of related keys (`select-multiple`) is sent as its JSON list, as a list field is.
+  if (f.kind === 'list' || f.kind === 'json' || f.kind === 'dict' || f.kind === 'multiple choice' || f.inputType === 'select-multiple') return 'json';
   return 'string';
 }
 

@@ -106,7 +106,7 @@ export interface FieldInfo {
   readonly helpText?: string;
   /** `[value, display name]` pairs for choice fields. */
   readonly choices?: readonly { value: string | number; displayName: string }[];
-  /** A hint for an HTML input: `text`, `number`, `email`, `url`, `date`, `datetime-local`, `time`, `checkbox`, `select`, `textarea`. */
+  /** A hint for an HTML input: `text`, `number`, `email`, `url`, `date`, `datetime-local`, `time`, `checkbox`, `select`, `select-multiple` (a list of related keys), `textarea`. */
   readonly inputType: string;
   /** Length/value limits as DRF names them (`max_length`, `min_value`, …). */
   readonly limits: Readonly<Record<string, unknown>>;

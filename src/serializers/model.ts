@@ -688,7 +688,7 @@ function relationalField(model: AnyModel, name: string, mf: RelationField, optio
  */
 export class ManyRelatedField extends Field<unknown[], unknown[]> {
   readonly kind = 'field';
-  override readonly inputType = 'select';
+  override readonly inputType = 'select-multiple';
   static override defaultMessages: Readonly<Record<string, string>> = {
     not_a_list: 'Expected a list of items but got type "{input_type}".',
     empty: 'This list may not be empty.',

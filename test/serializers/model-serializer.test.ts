@@ -418,6 +418,14 @@ describe.each(testDatabases())('ModelSerializer on $name', ({ open }) => {
       expectJson(await app.inject({ url: '/articles/1/' }), 200, { id: 1, title: 'Dune', tags: [1, 3], extra: [] });
     });
 
+    it('the browsable form sends a many-to-many list as JSON', async () => {
+      const page = await app.inject({ url: '/articles/', headers: { accept: 'text/html' } });
+      expect(page.statusCode).toBe(200);
+      expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(page.body).toMatch(/<textarea name="tags" id="[^"]*" data-type="json"[^>]* required/);
+      expect(page.body).toMatch(/<textarea name="extra" id="[^"]*" data-type="json"/);
+    });
+
     it("lists are validated as DRF's ManyRelatedField", async () => {
       expectJson(await post('/articles/', { title: 'A' }), 400, { tags: ['This field is required.'] });
       expectJson(await post('/articles/', { title: 'A', tags: [] }), 400, { tags: ['This list may not be empty.'] });
