@@ -5,6 +5,7 @@
  * loaded for a whole page in one query per relation, so a page of 20 costs
  * the same number of statements as a page of 5.
  */
+import { Writable } from 'node:stream';
 import { sql, type Kysely, type KyselyPlugin } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -171,6 +172,8 @@ describe.each(testDatabases())('model views on $name', ({ open }) => {
   let database: Database;
   let app: TrestleApp;
   let statements: string[];
+  /** Error log lines (a 500's cause). */
+  let errors: string[];
 
   beforeEach(async () => {
     const raw = await open();
@@ -198,9 +201,16 @@ describe.each(testDatabases())('model views on $name', ({ open }) => {
     database = c.database;
     statements = c.statements;
     database.close = raw.close;
+    errors = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _enc, cb) {
+        if ((JSON.parse(chunk.toString()) as { level: number }).level >= 50) errors.push(chunk.toString());
+        cb();
+      },
+    });
     app = await createApp({
       database,
-      logger: false,
+      logger: { level: 'error', stream },
       settings: { DEFAULT_PAGINATION_CLASS: LimitOffsetPagination, PAGE_SIZE: 5 },
       routes: routes(),
     });
@@ -449,6 +459,9 @@ describe.each(testDatabases())('model views on $name', ({ open }) => {
   it('a model view whose serializer cannot save rows refuses writes with a configuration error', async () => {
     const res = await app.inject({ method: 'POST', url: '/api/publishers/', payload: { name: 'Tor' } });
     expect(res.statusCode).toBe(500);
+    expect(errors.join('\n')).toContain(
+      'PublisherViewSet has model Publisher but its serializer cannot save rows: give it a model serializer (modelSerializer(Publisher, …)) or override performCreate().',
+    );
     const count = (await sql<{ n: number }>`select count(*) as n from mv_publisher`.execute(database.db)).rows[0]!.n;
     expect(Number(count)).toBe(1);
   });
