@@ -1,3 +1,9 @@
+import { detectChanges } from '../models/autodetector.js';
+import { field } from '../models/fields.js';
+import { model } from '../models/model.js';
+import { EMPTY_STATE } from '../models/state.js';
+import { writeMigration } from '../models/writer.js';
+
 // The files `trestle new <name>` writes: a small project with one resource
 // (notes), its migration and a test, runnable with `npm start` / `npm test`.
 
@@ -24,7 +30,9 @@ export function newProjectFiles(options: NewProjectOptions): Record<string, stri
       start: 'trestle migrate && trestle serve',
       dev: 'trestle migrate && trestle dev',
       migrate: 'trestle migrate',
-      test: 'node --import tsx --test test/*.test.ts',
+      // The migrations must hold the models (makemigrations --check exits 1 when they do not), then the tests.
+      test: 'trestle makemigrations --check && node --import tsx --test test/*.test.ts',
+      makemigrations: 'trestle makemigrations',
       typecheck: 'tsc --noEmit',
     },
     dependencies: {
@@ -54,8 +62,8 @@ export function newProjectFiles(options: NewProjectOptions): Record<string, stri
     'tsconfig.json': `${JSON.stringify(tsconfig, null, 2)}\n`,
     '.gitignore': 'node_modules/\ndata/\n',
     'trestle.config.ts': CONFIG,
-    'src/migrations.ts': MIGRATIONS,
     'src/notes.ts': NOTES,
+    'migrations/0001_initial.ts': initialMigration(),
     'src/routes.ts': ROUTES,
     'src/commands.ts': COMMANDS,
     'test/notes.test.ts': TEST,
@@ -73,7 +81,7 @@ import {
   TokenAuthentication,
 } from 'trestle';
 import { addNote } from './src/commands.js';
-import { migrations } from './src/migrations.js';
+import { Note } from './src/notes.js';
 import { routes } from './src/routes.js';
 
 export default defineProject({
@@ -84,13 +92,16 @@ export default defineProject({
     PAGE_SIZE: 20,
   },
   routes,
-  migrations,
+  // \`trestle makemigrations\` compares these with the files of migrationsDir and writes the next one.
+  models: [Note],
+  migrationsDir: 'migrations',
   commands: [addNote],
   databaseUrl: 'sqlite:./data/db.sqlite3',
 });
 `;
 
 const COMMANDS = `import { CliError, defineCommand } from 'trestle';
+import { Note } from './notes.js';
 
 /**
  * The project's own commands, listed by \`npx trestle help\`:
@@ -109,87 +120,62 @@ export const addNote = defineCommand({
     if (title === '' || title.length > 200) throw new CliError('The title must have 1 to 200 characters.');
     const body = typeof args.values['body'] === 'string' ? args.values['body'] : '';
     const { db } = await ctx.services();
-    const note = await db
-      .insertInto('notes')
-      .values({ title, body, created: new Date().toISOString() })
-      .returning('id')
-      .executeTakeFirstOrThrow();
+    // insertValues fills what the model fills on save (created, as autoNowAdd).
+    const note = await db.insertInto('notes_note').values(Note.insertValues({ title, body })).returning('id').executeTakeFirstOrThrow();
     ctx.print(String(note.id));
     return 0;
   },
 });
 `;
 
-const MIGRATIONS = `import type { Kysely, Migration } from 'kysely';
-import { addIdColumn, timestampType } from 'trestle';
+/** The note model as `src/notes.ts` declares it, for writing the first migration. */
+function noteModel() {
+  return model(
+    'notes_note',
+    {
+      title: field.char({ maxLength: 200 }),
+      body: field.text({ blank: true, default: '' }),
+      created: field.datetime({ autoNowAdd: true }),
+    },
+    { ordering: ['id'] },
+  );
+}
 
-/** The project's tables; \`trestle migrate\` applies them after Trestle's own. */
-export const migrations: Record<string, Migration> = {
-  '0001_notes': {
-    async up(db: Kysely<unknown>): Promise<void> {
-      await addIdColumn(db, db.schema.createTable('notes'))
-        .addColumn('title', 'varchar(200)', (col) => col.notNull())
-        .addColumn('body', 'text', (col) => col.notNull().defaultTo(''))
-        .addColumn('created', timestampType(db), (col) => col.notNull())
-        .execute();
-    },
-    async down(db: Kysely<unknown>): Promise<void> {
-      await db.schema.dropTable('notes').execute();
-    },
+/** `migrations/0001_initial.ts`, as `trestle makemigrations` writes it for the note model. */
+function initialMigration(): string {
+  return writeMigration(detectChanges(EMPTY_STATE, [noteModel()]), { dependencies: [] });
+}
+
+const NOTES = `import { IsAuthenticatedOrReadOnly, ModelViewSet, field, model, modelSerializer, type DatabaseOf } from 'trestle';
+
+/**
+ * A note, declared once: its table and columns (\`trestle makemigrations\`
+ * writes the migration from this), its row types, and the rules the
+ * serializer derives (200 characters at most, a body that may be blank,
+ * a creation time set on insert).
+ */
+export const Note = model(
+  'notes_note',
+  {
+    title: field.char({ maxLength: 200 }),
+    body: field.text({ blank: true, default: '' }),
+    created: field.datetime({ autoNowAdd: true }),
   },
-};
-`;
+  { ordering: ['id'] },
+);
 
-const NOTES = `import type { ColumnType, Generated, Selectable } from 'kysely';
-import {
-  ModelViewSet,
-  IsAuthenticatedOrReadOnly,
-  serializer,
-  datetime,
-  hyperlinkedIdentity,
-  integer,
-  string,
-  type ApiRequest,
-  type Infer,
-} from 'trestle';
-
-export interface NoteTable {
-  id: Generated<number>;
-  title: string;
-  body: string;
-  /** timestamptz on PostgreSQL (read as a Date), ISO-8601 text on SQLite; written as ISO-8601 text. */
-  created: ColumnType<Date | string, string, string>;
-}
-
-export interface Tables {
-  notes: NoteTable;
-}
-
-export type Note = Selectable<NoteTable>;
-
-// The app's tables, declared once: \`req.app.services.get('db')\` is a Kysely<Tables>.
+// The app's tables, declared once: \`req.app.services.get('db')\` is a Kysely over them.
 declare module 'trestle' {
   interface AppTypes {
-    database: Tables;
+    database: DatabaseOf<[typeof Note]>;
   }
 }
 
-function db(req: ApiRequest) {
-  return req.app.services.get('db');
-}
-
-/** What a note accepts and how it renders (also its OpenAPI schema). */
-export const NoteSerializer = serializer(
-  {
-    url: hyperlinkedIdentity({ viewName: 'note-detail' }),
-    id: integer({ readOnly: true }),
-    title: string({ maxLength: 200 }),
-    body: string({ required: false, allowBlank: true }),
-    created: datetime({ readOnly: true }),
-  },
-  { name: 'Note' },
-);
-type NoteInput = Infer<typeof NoteSerializer>['input'];
+/** What a note accepts and how it renders (also its OpenAPI schema), derived from the model. */
+export const NoteSerializer = modelSerializer(Note, {
+  hyperlinked: true,
+  fields: ['url', 'id', 'title', 'body', 'created'],
+});
 
 /**
  * Notes: anyone may read, signed-in users may write.
@@ -198,33 +184,10 @@ type NoteInput = Infer<typeof NoteSerializer>['input'];
  *     POST /api/notes/              {"title": "…", "body": "…"}
  *     GET|PUT|PATCH|DELETE /api/notes/1/
  */
-export class NoteViewSet extends ModelViewSet<Note, typeof NoteSerializer> {
-  override permissionClasses = [IsAuthenticatedOrReadOnly];
+export class NoteViewSet extends ModelViewSet {
+  override model = Note;
   override serializer = NoteSerializer;
-
-  override getQueryset(req: ApiRequest) {
-    return db(req).selectFrom('notes').selectAll().orderBy('id');
-  }
-
-  override async performCreate(req: ApiRequest, data: NoteInput): Promise<Note> {
-    return db(req)
-      .insertInto('notes')
-      .values({ title: data.title, body: data.body ?? '', created: new Date().toISOString() })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-  }
-
-  override async performUpdate(req: ApiRequest, note: Note, data: Partial<NoteInput>): Promise<Note> {
-    const changes: { title?: string; body?: string } = {};
-    if (data.title !== undefined) changes.title = data.title;
-    if (data.body !== undefined) changes.body = data.body;
-    if (Object.keys(changes).length === 0) return note;
-    return db(req).updateTable('notes').set(changes).where('id', '=', note.id).returningAll().executeTakeFirstOrThrow();
-  }
-
-  override async performDestroy(req: ApiRequest, note: Note): Promise<void> {
-    await db(req).deleteFrom('notes').where('id', '=', note.id).execute();
-  }
+  override permissionClasses = [IsAuthenticatedOrReadOnly];
 }
 `;
 
@@ -263,7 +226,7 @@ let alice: UserRecord;
 before(async () => {
   // A fresh database, migrated as \`trestle migrate\` would: SQLite in memory, or a
   // schema of its own (dropped afterwards) when DATABASE_URL names PostgreSQL.
-  database = await testDatabase({ project });
+  database = await testDatabase({ project: 'trestle.config.ts' });
   const users = new KyselyUserStore(database.db);
   alice = await users.createUser({ username: 'alice', password: 'correct horse battery staple' });
   app = await createApp({
@@ -348,9 +311,12 @@ curl -H "Authorization: Token $KEY" -H "Content-Type: application/json" \\
      -d '{"title": "Hello"}' http://127.0.0.1:8000/api/notes/
 \`\`\`
 
-\`trestle.config.ts\` lists the settings, routes, migrations and commands;
-\`src/notes.ts\` is the resource, \`src/migrations.ts\` its table,
-\`src/commands.ts\` the project's own \`trestle\` commands:
+\`trestle.config.ts\` lists the settings, routes, models and commands;
+\`src/notes.ts\` is the resource: the \`Note\` model, the serializer derived
+from it and its viewset. \`migrations/\` holds what \`npm run makemigrations\`
+writes from the models (add a field to \`Note\`, run it, then
+\`npm run migrate\`); \`npm test\` fails while a model change has no
+migration. \`src/commands.ts\` has the project's own \`trestle\` commands:
 
 \`\`\`sh
 npx trestle help                       # Trestle's commands, then the project's

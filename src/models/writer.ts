@@ -45,6 +45,13 @@ export function fieldSource(f: ModelField): string {
   return Object.keys(options).length === 0 ? `field.${f.kind}()` : `field.${f.kind}(${literalSource(options)})`;
 }
 
+/** A model's meta after its fields: one line when short, else one option per line. */
+function metaSource(meta: unknown, oneLine: string): string {
+  if (oneLine.length <= 60 || !meta || typeof meta !== 'object') return oneLine;
+  const entries = Object.entries(meta as Record<string, unknown>).filter(([, v]) => v !== undefined);
+  return `{\n${entries.map(([k, v]) => `      ${k}: ${literalSource(v)},`).join('\n')}\n    }`;
+}
+
 /**
  * A migration file: readable TypeScript a person may edit, importing the
  * operations it uses from `importFrom` (`'trestle'`).
@@ -57,7 +64,14 @@ export function writeMigration(operations: readonly Operation[], options: { depe
     const args = op.args.map(literalSource);
     // An empty meta is left out, as a person would write it.
     while (args.length > 1 && args[args.length - 1] === '{}') args.pop();
-    const source = `${op.type}(${args.join(', ')})`;
+    let source = `${op.type}(${args.join(', ')})`;
+    // A model's fields one per line, as Django writes them, once the call is too long to read on one.
+    if (op.type === 'createModel' && source.length > 100 && op.args[1] && typeof op.args[1] === 'object') {
+      const fields = Object.entries(op.args[1] as Record<string, unknown>).map(
+        ([name, f]) => `      ${IDENTIFIER.test(name) ? name : JSON.stringify(name)}: ${literalSource(f)},`,
+      );
+      source = `${op.type}(${args[0]}, {\n${fields.join('\n')}\n    }${args.length > 2 ? `, ${metaSource(op.args[2], args[2]!)}` : ''})`;
+    }
     if (source.includes('field.')) used.add('field');
     lines.push(`    ${source},`);
   }

@@ -41,8 +41,22 @@ describe('autodetector and writer', () => {
 
 export default migration({
   operations: [
-    createModel('app_author', { id: field.auto(), name: field.char({ maxLength: 200 }), email: field.email({ unique: true }), created: field.datetime({ autoNowAdd: true }) }),
-    createModel('app_book', { id: field.auto(), title: field.char({ maxLength: 200 }), author: field.foreignKey('app_author', { onDelete: 'cascade', relatedName: 'books' }), kind: field.char({ maxLength: 1, choices: [['n', 'Novel'], ['p', 'Poetry']], default: 'n' }), parent: field.foreignKey('self', { onDelete: 'setNull', null: true }) }, { indexes: [{ fields: ['title', 'id'], name: 'app_book_title_id' }], constraints: [{ kind: 'check', name: 'app_book_title_set', check: 'title <> \\'\\'' }] }),
+    createModel('app_author', {
+      id: field.auto(),
+      name: field.char({ maxLength: 200 }),
+      email: field.email({ unique: true }),
+      created: field.datetime({ autoNowAdd: true }),
+    }),
+    createModel('app_book', {
+      id: field.auto(),
+      title: field.char({ maxLength: 200 }),
+      author: field.foreignKey('app_author', { onDelete: 'cascade', relatedName: 'books' }),
+      kind: field.char({ maxLength: 1, choices: [['n', 'Novel'], ['p', 'Poetry']], default: 'n' }),
+      parent: field.foreignKey('self', { onDelete: 'setNull', null: true }),
+    }, {
+      indexes: [{ fields: ['title', 'id'], name: 'app_book_title_id' }],
+      constraints: [{ kind: 'check', name: 'app_book_title_set', check: 'title <> \\'\\'' }],
+    }),
   ],
 });
 `,

@@ -316,7 +316,10 @@ describe.each(testDatabases())('manyToMany tables on $name', ({ open }) => {
         '0001_initial': migration({
           operations: [
             createModel('lib_person', { id: field.auto(), name: field.text() }),
-            createModel('lib_group', { id: field.auto(), members: field.manyToMany('lib_person', { through: 'lib_membership', throughFields: ['group', 'person'] }) }),
+            createModel('lib_group', {
+              id: field.auto(),
+              members: field.manyToMany('lib_person', { through: 'lib_membership', throughFields: ['group', 'person'] }),
+            }),
             createModel('lib_membership', {
               id: field.auto(),
               group: field.foreignKey('lib_group', { onDelete: 'cascade' }),
@@ -359,7 +362,12 @@ describe('manyToMany in the autodetector and the writer', () => {
 export default migration({
   operations: [
     createModel('catalogue_tag', { id: field.auto(), name: field.char({ maxLength: 50 }) }),
-    createModel('catalogue_book', { id: field.auto(), title: field.char({ maxLength: 200 }), tags: field.manyToMany('catalogue_tag', { relatedName: 'books', blank: true }), similar: field.manyToMany('self', { blank: true }) }),
+    createModel('catalogue_book', {
+      id: field.auto(),
+      title: field.char({ maxLength: 200 }),
+      tags: field.manyToMany('catalogue_tag', { relatedName: 'books', blank: true }),
+      similar: field.manyToMany('self', { blank: true }),
+    }),
   ],
 });
 `);
@@ -368,7 +376,10 @@ export default migration({
 export default migration({
   operations: [
     createModel('catalogue_shelf', { id: field.auto(), label: field.char({ maxLength: 20 }) }),
-    createModel('catalogue_novel', { id: field.auto(), favourite: field.foreignKey('catalogue_shelf', { onDelete: 'setNull', null: true }) }),
+    createModel('catalogue_novel', {
+      id: field.auto(),
+      favourite: field.foreignKey('catalogue_shelf', { onDelete: 'setNull', null: true }),
+    }),
     addField('catalogue_shelf', 'novels', field.manyToMany('catalogue_novel', { relatedName: 'shelves' })),
   ],
 });
@@ -395,7 +406,11 @@ export default migration({
   dependencies: ['0001_initial'],
   operations: [
     createModel('catalogue_author', { id: field.auto(), name: field.char({ maxLength: 100 }) }),
-    createModel('catalogue_credit', { id: field.auto(), book: field.foreignKey('catalogue_book', { onDelete: 'cascade' }), author: field.foreignKey('catalogue_author', { onDelete: 'cascade' }) }),
+    createModel('catalogue_credit', {
+      id: field.auto(),
+      book: field.foreignKey('catalogue_book', { onDelete: 'cascade' }),
+      author: field.foreignKey('catalogue_author', { onDelete: 'cascade' }),
+    }),
     addField('catalogue_book', 'authors', field.manyToMany('catalogue_author', { through: 'catalogue_credit', relatedName: 'books' })),
     removeField('catalogue_book', 'similar'),
     alterField('catalogue_book', 'tags', field.manyToMany('catalogue_tag', { relatedName: 'books', blank: true, helpText: 'Shelving tags.' })),
@@ -494,8 +509,14 @@ export default defineProject({
   migrations: {
     '0001_initial': migration({ operations: [
       createModel('shop_tag', { id: field.auto(), name: field.char({ maxLength: 20 }) }),
-      createModel('shop_item', { id: field.auto(), tags: field.manyToMany('shop_tag', { relatedName: 'items' }) }),
-      createModel('shop_offer', { id: field.auto(), tags: field.manyToMany('shop_tag', { relatedName: '${relatedName}' }) }),
+      createModel('shop_item', {
+        id: field.auto(),
+        tags: field.manyToMany('shop_tag', { relatedName: 'items' }),
+      }),
+      createModel('shop_offer', {
+        id: field.auto(),
+        tags: field.manyToMany('shop_tag', { relatedName: '${relatedName}' }),
+      }),
     ] }),
   },
 });

@@ -181,7 +181,7 @@ describe('trestle new', () => {
 
   it('writes config, one resource with its migration, and one test, depending on Trestle as the project does', () => {
     expect(files.stdout).toContain('Created myapi/');
-    for (const file of ['package.json', 'tsconfig.json', 'trestle.config.ts', 'src/notes.ts', 'src/migrations.ts', 'src/routes.ts', 'test/notes.test.ts']) {
+    for (const file of ['package.json', 'tsconfig.json', 'trestle.config.ts', 'src/notes.ts', 'migrations/0001_initial.ts', 'src/routes.ts', 'test/notes.test.ts']) {
       expect(existsSync(join(dir, file)), file).toBe(true);
     }
     const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { type: string; dependencies: Record<string, string> };
