@@ -1,3 +1,4 @@
+import { TrestlePostgresDialect } from './pg-introspector.js';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { ConnectionOptions } from 'node:tls';
@@ -321,7 +322,7 @@ async function openPostgres(url: string, poolConfig: PgPoolOptions, prepare: Pre
     throw connectError(url, err);
   }
   const stopDeadlines = startQueryDeadlines(pool, queryTimeout, () => untimedJobs > 0);
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<DB>({ dialect: new TrestlePostgresDialect({ pool }) });
   installDirectPgQueries(db, pool, prepare);
   return makeDatabase(db, 'postgres', url, async () => {
     stopDeadlines();
