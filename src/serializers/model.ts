@@ -74,7 +74,6 @@ export interface ModelSerializerOptions<M extends AnyModel = AnyModel> {
 /** A related row, as a related field's validated value. */
 export type RelatedRow = Record<string, unknown>;
 type AnyModelField = ModelField<unknown, boolean, boolean, boolean, boolean>;
-type Simplify<T> = { [K in keyof T]: T[K] } & {};
 type OrNull<MF extends AnyModelField, T> = MF['$null'] extends true ? T | null : T;
 
 /** The validated value of a model field's serializer field. */
@@ -340,8 +339,14 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
       if (field.readOnly || !Object.hasOwn(data, name)) continue;
       const nested = field instanceof Serializer || (field instanceof ListField && field.child instanceof Serializer);
       const value = data[name];
-      const dotted = (field.source ?? '').includes('.');
-      if ((nested || dotted) && value !== null && typeof value === 'object' && !(value instanceof Date)) {
+      const source = field.source ?? name;
+      const dotted = source.includes('.');
+      // As DRF: only data for one of the model's relations (a dict or a list) is refused.
+      const target = modelFieldFor(this.model, source.split('.')[0]!)?.[1];
+      const relation = target instanceof RelationField || target instanceof ManyToManyField;
+      // Validated data is keyed by field name: a dotted source's value is the leaf, not the dict DRF would hold.
+      const objectGiven = value !== null && typeof value === 'object' && !(value instanceof Date);
+      if (relation && ((nested && objectGiven) || (!nested && dotted))) {
         const kind = nested ? 'nested' : 'dotted-source';
         throw new Error(
           `The \`.${method}()\` method does not support writable ${kind} fields by default.\n` +

@@ -15,6 +15,7 @@ import {
   generateOpenAPI,
   field,
   model,
+  string,
   uniqueConstraint,
   modelSerializer,
   type ModelSerializer,
@@ -559,6 +560,10 @@ describe.each(testDatabases())('ModelSerializer on $name', ({ open }) => {
     const Writable = modelSerializer(Book, { fields: ['id', 'title', 'author'], declared: { author: AuthorSerializer } });
     await expect(Writable.create(k, { title: 'X', author: { name: 'A' } }, { request: null })).rejects.toThrow(
       'The `.create()` method does not support writable nested fields by default.\nWrite an explicit `.create()` method for serializer `Book`, or set `read_only=True` on nested serializer fields.',
+    );
+    const Dotted = modelSerializer(Book, { fields: ['id', 'author_name'], declared: { author_name: string({ source: 'author.name' }) } });
+    await expect(Dotted.update(k, { id: 1 }, { author_name: 'X' }, { request: null })).rejects.toThrow(
+      'The `.update()` method does not support writable dotted-source fields by default.\nWrite an explicit `.update()` method for serializer `Book`, or set `read_only=True` on dotted-source serializer fields.',
     );
   });
 });
