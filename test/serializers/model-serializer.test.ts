@@ -89,6 +89,13 @@ const Gadget = model(
 );
 const GadgetSerializer = modelSerializer(Gadget, { fields: '__all__' });
 
+/** A unique-together set with a foreign key in it. */
+const Review = model(
+  'lib_review',
+  { book: field.foreignKey(() => Book, { onDelete: 'cascade' }), reviewer: field.char({ maxLength: 20, default: 'anonymous' }), stars: field.integer() },
+  { uniqueTogether: [['book', 'reviewer']], ordering: ['id'] },
+);
+
 type BookRow = typeof Book.$inferSelect & Record<string, unknown>;
 
 const BookSerializer = modelSerializer(Book, { fields: '__all__' });
@@ -133,12 +140,13 @@ const books = views(Book, BookSerializer);
 const trimmed = views(Book, TrimmedBookSerializer);
 const authors = views(Author, AuthorSerializer);
 const articles = views(Article, ArticleSerializer);
+const reviews = views(Review, modelSerializer(Review, { fields: '__all__' }));
 const gadgets = views(Gadget, GadgetSerializer);
 const profiles = views(Profile, modelSerializer(Profile, { fields: '__all__' }));
 const loadedList = (m: AnyModel, s: AnyModelSerializer) => views(m, s).List;
 
 const schema = migration({
-  operations: [Author, Book, Tag, Article, Profile, Gadget].map((m) => createModel(m.tableName, m.fields, m.meta)),
+  operations: [Author, Book, Tag, Article, Profile, Gadget, Review].map((m) => createModel(m.tableName, m.fields, m.meta)),
 });
 
 describe.each(testDatabases())('ModelSerializer on $name', ({ open }) => {
@@ -174,6 +182,7 @@ describe.each(testDatabases())('ModelSerializer on $name', ({ open }) => {
         path('articles/', articles.List),
         path('profiles/', profiles.List),
         path('gadgets/', gadgets.List),
+        path('reviews/', reviews.List),
         path('gadgets/<int:pk>/', gadgets.Detail),
         path('articles/<int:pk>/', articles.Detail, { name: 'article-detail' }),
         path('tags/<int:pk>/', authors.Detail, { name: 'tag-detail' }),
@@ -480,6 +489,21 @@ describe.each(testDatabases())('ModelSerializer on $name', ({ open }) => {
         tags: ['Invalid hyperlink - Incorrect URL match.'],
       });
     });
+  });
+
+  it('a unique-together set with a foreign key: a default stands in for a missing value, the set is checked', async () => {
+    await post('/books/', dune);
+    const options = (await app.inject({ method: 'OPTIONS', url: '/reviews/' })).json().actions.POST;
+    expect(options).toEqual({
+      id: { type: 'integer', required: false, read_only: true, label: 'ID' },
+      reviewer: { type: 'string', required: false, read_only: false, label: 'Reviewer', max_length: 20 },
+      stars: { type: 'integer', required: true, read_only: false, label: 'Stars', min_value: -2147483648, max_value: 2147483647 },
+      book: { type: 'field', required: true, read_only: false, label: 'Book' },
+    });
+    // DRF gives the field of the set its model default, so the set is complete on create.
+    expectJson(await post('/reviews/', { book: 1, stars: 5 }), 201, { id: 1, reviewer: 'anonymous', stars: 5, book: 1 });
+    expectJson(await post('/reviews/', { book: 1, stars: 3 }), 400, { non_field_errors: ['The fields book, reviewer must make a unique set.'] });
+    expectJson(await post('/reviews/', { book: 1, reviewer: 'ann', stars: 3 }), 201, { id: 2, reviewer: 'ann', stars: 3, book: 1 });
   });
 
   it('a key of its own, a one-to-one and a one-field unique constraint are checked as unique', async () => {
