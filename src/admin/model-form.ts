@@ -1,8 +1,9 @@
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import type { ApiRequest } from '../request.js';
-import { dialectOf, type DialectName } from '../db/dialect.js';
 import { constraintViolation } from '../db/constraint-errors.js';
+import { ValidationError } from '../exceptions.js';
+import { modelSerializer, type ModelSerializer } from '../serializers/model.js';
 import { ManyToManyField, RelationField, type ModelField } from '../models/fields.js';
 import type { AnyModel } from '../models/model.js';
 import type { ModelAdmin } from './model-admin.js';
@@ -13,14 +14,6 @@ type Row = Record<string, unknown>;
 
 /** Field errors of a form, by field name (`__all__` for the form as a whole). */
 export type FormErrors = Record<string, string[]>;
-
-/** A value as the database stores it: booleans 0/1 on SQLite, timestamps as ISO-8601 text, JSON as its text. */
-export function storedValue(f: ModelField, value: unknown, dialect: DialectName): unknown {
-  if (value === null || value === undefined) return value;
-  if (f.kind === 'boolean') return dialect === 'sqlite' ? (value ? 1 : 0) : Boolean(value);
-  if (value instanceof Date) return f.kind === 'date' ? value.toISOString().slice(0, 10) : value.toISOString();
-  return value;
-}
 
 function asDate(raw: unknown): Date | null {
   if (raw instanceof Date) return raw;
@@ -68,116 +61,6 @@ function comparable(f: ModelField, raw: unknown): string | null {
   return inputText(f, raw);
 }
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const SLUG = /^[-a-zA-Z0-9_]+$/;
-const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-const DATETIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?$/;
-const TIME = /^\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?$/;
-
-class FieldProblem extends Error {}
-
-/**
- * One field's form text as the value to save, or a `FieldProblem` with the
- * message DRF's model serializer gives for the same input. `text` is
- * `undefined` when the form did not send the field (an unchecked checkbox).
- */
-function cleanField(name: string, f: ModelField, text: string | undefined): unknown {
-  const blank = f.options.blank === true;
-  if (f.kind === 'boolean') {
-    if (f.null) return text === 'true' ? true : text === 'false' ? false : null;
-    return text === 'on' || text === 'true';
-  }
-  const value = text ?? '';
-  const isText = ['char', 'text', 'email', 'url', 'slug'].includes(f.kind) && !(f.options.choices?.length);
-  if (value === '') {
-    if (isText) {
-      if (blank) return '';
-      if (f.null) return null;
-      throw new FieldProblem('This field may not be blank.');
-    }
-    if (f.null) return null;
-    if (f.options.choices?.length || f.isRelation) throw new FieldProblem('This field is required.');
-  }
-  const choices = f.options.choices;
-  if (choices?.length) {
-    const match = choices.find(([v]) => String(v) === value);
-    if (!match) throw new FieldProblem(`"${value}" is not a valid choice.`);
-    return match[0];
-  }
-  switch (f.kind) {
-    case 'char':
-    case 'text':
-    case 'email':
-    case 'url':
-    case 'slug': {
-      const max = f.options['maxLength'] as number | undefined;
-      if (max !== undefined && [...value].length > max) throw new FieldProblem(`Ensure this field has no more than ${max} characters.`);
-      if (f.kind === 'email' && !EMAIL.test(value)) throw new FieldProblem('Enter a valid email address.');
-      if (f.kind === 'url' && !/^https?:\/\/[^\s/]+\.[^\s]*$|^https?:\/\/localhost/.test(value)) throw new FieldProblem('Enter a valid URL.');
-      if (f.kind === 'slug' && !SLUG.test(value)) throw new FieldProblem('Enter a valid "slug" consisting of letters, numbers, underscores or hyphens.');
-      return value;
-    }
-    case 'integer':
-    case 'bigInteger': {
-      if (!/^-?\d+(\.0*)?$/.test(value.trim())) throw new FieldProblem('A valid integer is required.');
-      const n = Number.parseInt(value, 10);
-      if (f.kind === 'integer' && (n > 2147483647 || n < -2147483648)) throw new FieldProblem(`Ensure this value is less than or equal to ${n > 0 ? 2147483647 : -2147483648}.`);
-      return f.kind === 'bigInteger' ? value.trim().replace(/\.0*$/, '') : n;
-    }
-    case 'float': {
-      const n = Number(value);
-      if (value.trim() === '' || !Number.isFinite(n)) throw new FieldProblem('A valid number is required.');
-      return n;
-    }
-    case 'decimal': {
-      const t = value.trim();
-      if (!/^-?(\d+\.?\d*|\.\d+)$/.test(t)) throw new FieldProblem('A valid number is required.');
-      const [int = '', frac = ''] = t.replace(/^-/, '').split('.');
-      const places = f.options['decimalPlaces'] as number;
-      const digits = f.options['maxDigits'] as number;
-      const intDigits = int.replace(/^0+/, '').length;
-      const fracDigits = frac.replace(/0+$/, '').length;
-      if (intDigits + fracDigits > digits) throw new FieldProblem(`Ensure that there are no more than ${digits} digits in total.`);
-      if (fracDigits > places) throw new FieldProblem(`Ensure that there are no more than ${places} decimal places.`);
-      if (intDigits > digits - places) throw new FieldProblem(`Ensure that there are no more than ${digits - places} digits before the decimal point.`);
-      return t;
-    }
-    case 'date':
-      if (!DATE.test(value) || Number.isNaN(new Date(`${value}T00:00:00Z`).getTime())) {
-        throw new FieldProblem('Date has wrong format. Use one of these formats instead: YYYY-MM-DD.');
-      }
-      return value;
-    case 'datetime': {
-      // A datetime-local input has no zone: the value is UTC, as the admin shows it.
-      const d = DATETIME.test(value) ? new Date(/(Z|[+-]\d{2}:?\d{2})$/.test(value) ? value : `${value}Z`) : null;
-      if (!d || Number.isNaN(d.getTime())) {
-        throw new FieldProblem('Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].');
-      }
-      return d.toISOString();
-    }
-    case 'time':
-      if (!TIME.test(value)) throw new FieldProblem('Time has wrong format. Use one of these formats instead: hh:mm[:ss[.uuuuuu]].');
-      return value;
-    case 'uuid':
-      if (!UUID.test(value)) throw new FieldProblem('Must be a valid UUID.');
-      return value.toLowerCase();
-    case 'json':
-      try {
-        JSON.parse(value);
-      } catch {
-        throw new FieldProblem('Value must be valid JSON.');
-      }
-      return value;
-    case 'foreignKey':
-    case 'oneToOne':
-      return value;
-    default:
-      void name;
-      return value;
-  }
-}
-
 /** The model's primary key value from URL text (an integer key is a number). */
 export function keyValue(model: AnyModel, text: string): unknown {
   const f = model.fields[model.primaryKey]!;
@@ -216,128 +99,125 @@ export interface AdminSaved {
 /** The outcome of a form post: the saved row, or the field errors to show with the form again. */
 export type AdminSaveResult = { ok: true; saved: AdminSaved } | { ok: false; errors: FormErrors };
 
-/**
- * The admin's form → data → validate → save path, in one place: cleans the
- * posted text of each form field with the model serializer's messages,
- * checks foreign keys and unique fields, then inserts (or updates
- * `instance`) on `db` — the caller's transaction, which also writes the
- * history. A constraint the database still refuses becomes a field error.
- */
-export async function saveAdminForm(
-  db: AnyDb,
-  admin: ModelAdmin,
-  instance: Row | null,
-  form: AdminForm,
-  _req: ApiRequest,
-): Promise<AdminSaveResult> {
+/** What the form's text of each field is as input to the model serializer, as DRF reads an HTML form. */
+function formData(admin: ModelAdmin, fields: readonly string[], form: AdminForm): { data: Record<string, unknown>; errors: FormErrors } {
   const model = admin.model;
-  const dialect = dialectOf(db);
-  const errors: FormErrors = {};
   const data: Record<string, unknown> = {};
-  for (const name of admin.formFields()) {
-    if (admin.isReadonly(name)) continue;
+  const errors: FormErrors = {};
+  for (const name of fields) {
     const f = model.fields[name]!;
+    const raw = form[name];
     if (f instanceof ManyToManyField) {
-      const raw = form[name];
-      const list = (typeof raw === 'string' ? [raw] : [...(raw ?? [])]).filter((v) => v !== '');
-      if (list.length === 0 && f.options.blank !== true) errors[name] = ['This list may not be empty.'];
-      else data[name] = [...new Set(list)];
+      data[name] = (typeof raw === 'string' ? [raw] : [...(raw ?? [])]).filter((v) => v !== '');
       continue;
     }
-    try {
-      data[name] = cleanField(name, f, formText(form, name));
-    } catch (err) {
-      if (err instanceof FieldProblem) errors[name] = [err.message];
-      else throw err;
-    }
-  }
-  // Foreign keys: the target row must exist (DRF's PrimaryKeyRelatedField).
-  for (const [name, value] of Object.entries(data)) {
-    const f = model.fields[name]!;
-    if (!(f instanceof RelationField) || value === null) continue;
-    const target = f.targetModel();
-    const table = f.targetTable(model.tableName);
-    const key = target ? target.primaryKey : 'id';
-    const targetField = target?.fields[key];
-    const numeric = !targetField || ['auto', 'bigAuto', 'integer', 'bigInteger'].includes(targetField.kind);
-    if (numeric && !/^-?\d+$/.test(String(value))) {
-      errors[name] = ['Incorrect type. Expected pk value, received str.'];
+    const text = formText(form, name);
+    if (f.kind === 'boolean') {
+      // An unchecked checkbox sends nothing (DRF's BooleanField reads it as false); a nullable one is a select.
+      data[name] = f.null ? (text === 'true' ? true : text === 'false' ? false : null) : text === 'on' || text === 'true';
       continue;
     }
-    const pk = numeric ? Number(value) : value;
-    const found = await db.selectFrom(table).select(sql.ref(key).as('k')).where(sql.ref(key), '=', pk).executeTakeFirst();
-    if (!found) errors[name] = [`Invalid pk "${String(value)}" - object does not exist.`];
-    else data[name] = pk;
-  }
-  // Many-to-many: every target row must exist.
-  for (const [name, value] of Object.entries(data)) {
-    const f = model.fields[name]!;
-    if (!(f instanceof ManyToManyField)) continue;
-    const target = f.targetModel();
-    const key = target ? target.primaryKey : 'id';
-    const targetField = target?.fields[key];
-    const numeric = !targetField || ['auto', 'bigAuto', 'integer', 'bigInteger'].includes(targetField.kind);
-    const list = value as string[];
-    const wrong = numeric ? list.find((v) => !/^-?\d{1,15}$/.test(v)) : undefined;
-    if (wrong !== undefined) {
-      errors[name] = ['Incorrect type. Expected pk value, received str.'];
+    const value = text ?? '';
+    const isText = ['char', 'text', 'email', 'url', 'slug'].includes(f.kind) && !f.options.choices?.length;
+    // DRF's html input: an empty value is null for a field that may be null (and may not be blank).
+    if (value === '' && f.null && !(isText && f.options.blank === true)) {
+      data[name] = null;
       continue;
     }
-    const keys = numeric ? list.map(Number) : list;
-    const found = keys.length
-      ? new Set((await db.selectFrom(f.targetTable(model.tableName)).select(sql.ref(key).as('k')).where(sql.ref(key), 'in', keys).execute()).map((r: Record<string, unknown>) => String(r['k'])))
-      : new Set<string>();
-    const missing = keys.find((k) => !found.has(String(k)));
-    if (missing !== undefined) errors[name] = [`Invalid pk "${String(missing)}" - object does not exist.`];
-    else data[name] = keys;
+    if (f.kind === 'json') {
+      try {
+        data[name] = JSON.parse(value);
+      } catch {
+        errors[name] = ['Value must be valid JSON.'];
+      }
+      continue;
+    }
+    data[name] = value;
   }
-  // Unique fields (DRF's UniqueValidator), before the write.
-  for (const [name, value] of Object.entries(data)) {
-    const f = model.fields[name]!;
-    if (f.options.unique !== true && f.kind !== 'oneToOne') continue;
-    if (errors[name] || value === null) continue;
-    let q = db.selectFrom(model.tableName).select(sql.ref(model.primaryKey).as('k')).where(sql.ref(f.columnName(name)), '=', storedValue(f, value, dialect));
-    if (instance) q = q.where(sql.ref(model.primaryKey), '<>', instance[model.primaryKey]);
-    if (await q.executeTakeFirst()) errors[name] = [`${model.verboseName} with this ${admin.verboseFieldName(name)} already exists.`];
+  return { data, errors };
+}
+
+/** A relation's validated value (the related row, or rows) as its key(s), to compare with the stored value. */
+function keysOf(f: ModelField, value: unknown): unknown {
+  const target = (f as RelationField | ManyToManyField).targetModel?.();
+  const key = target?.primaryKey ?? 'id';
+  const one = (v: unknown) => (v !== null && typeof v === 'object' && !(v instanceof Date) ? (v as Row)[key] : v);
+  return Array.isArray(value) ? value.map(one) : one(value);
+}
+
+/** The serializer of the admin's form: the model serializer of its writable fields, once per model admin. */
+const formSerializers = new WeakMap<ModelAdmin, ModelSerializer>();
+function formSerializer(admin: ModelAdmin): { serializer: ModelSerializer; fields: string[] } {
+  const fields = admin.formFields().filter((n) => !admin.isReadonly(n));
+  let serializer = formSerializers.get(admin);
+  if (!serializer) {
+    serializer = modelSerializer(admin.model, { fields }) as unknown as ModelSerializer;
+    formSerializers.set(admin, serializer);
+  }
+  return { serializer, fields };
+}
+
+/** A form that passed validation: the serializer's data, and the labels of the fields a change changes. */
+export interface AdminValidForm {
+  readonly ok: true;
+  readonly data: Record<string, unknown>;
+  readonly changed: readonly string[];
+}
+
+/**
+ * The admin's form → data → validate path (its save is `writeAdminForm`):
+ * the posted text of each form field is read as DRF reads an HTML form and
+ * validated by the model's serializer (`modelSerializer(model, { fields })`:
+ * DRF's messages, foreign keys, unique checks). Runs before the write's
+ * transaction (the serializer reads through the request's connection).
+ */
+export async function validateAdminForm(admin: ModelAdmin, instance: Row | null, form: AdminForm, req: ApiRequest): Promise<AdminValidForm | { ok: false; errors: FormErrors }> {
+  const model = admin.model;
+  const db = req.app.services.get('db') as AnyDb;
+  const { serializer, fields } = formSerializer(admin);
+  const { data, errors } = formData(admin, fields, form);
+  let valid: Record<string, unknown>;
+  try {
+    valid = (await serializer.validate(data, { request: req, instance: instance ?? undefined, partial: false, nonFieldErrorsKey: '__all__' })) as Record<string, unknown>;
+  } catch (err) {
+    if (!(err instanceof ValidationError)) throw err;
+    const detail = err.detail as Record<string, unknown>;
+    for (const [name, messages] of Object.entries(typeof detail === 'object' && !Array.isArray(detail) ? detail : { __all__: detail })) {
+      errors[name] = [...(errors[name] ?? []), ...flatMessages(messages)];
+    }
+    return { ok: false, errors };
   }
   if (Object.keys(errors).length > 0) return { ok: false, errors };
-
-  const values: Row = {};
-  const lists: Array<[string, ManyToManyField, unknown[]]> = [];
-  for (const [name, value] of Object.entries(data)) {
-    const f = model.fields[name]!;
-    if (f instanceof ManyToManyField) lists.push([name, f, value as unknown[]]);
-    else values[f.columnName(name)] = storedValue(f, value, dialect);
-  }
   const changed: string[] = [];
-  try {
-    let row: Row;
-    if (instance === null) {
-      const insert = model.insertValues(values as never) as Row;
-      row = await db.insertInto(model.tableName).values(insert).returningAll().executeTakeFirstOrThrow();
-    } else {
-      for (const [name, value] of Object.entries(data)) {
-        const f = model.fields[name]!;
-        if (f instanceof ManyToManyField) {
-          const before = await relatedKeys(db, model, f, instance);
-          const after = (value as unknown[]).map(String).sort();
-          if (before.slice().sort().join('\u0000') !== after.join('\u0000')) changed.push(admin.label(name));
-        } else if (comparable(f, instance[f.columnName(name)]) !== comparable(f, value)) changed.push(admin.label(name));
+  if (instance !== null) {
+    for (const name of fields) {
+      if (!(name in valid)) continue;
+      const f = model.fields[name]!;
+      if (f instanceof ManyToManyField) {
+        const before = (await relatedKeys(db, model, f, instance)).sort();
+        const after = (keysOf(f, valid[name]) as unknown[]).map(String).sort();
+        if (before.join('\u0000') !== after.join('\u0000')) changed.push(admin.label(name));
+      } else {
+        const value = f.isRelation ? keysOf(f, valid[name]) : valid[name];
+        if (comparable(f, instance[f.columnName(name)]) !== comparable(f, value)) changed.push(admin.label(name));
       }
-      const update = model.updateValues(values as never) as Row;
-      row = Object.keys(update).length
-        ? await db.updateTable(model.tableName).set(update).where(sql.ref(model.primaryKey), '=', instance[model.primaryKey]).returningAll().executeTakeFirstOrThrow()
-        : instance;
     }
-    // The pairs of each many-to-many field: the ones posted, no others.
-    for (const [, f, keys] of lists) {
-      const join = f.throughTable(model.tableName);
-      const source = f.sourceColumn(model.tableName);
-      const target = f.targetColumn(model.tableName);
-      await db.deleteFrom(join).where(sql.ref(source), '=', row[model.primaryKey]).execute();
-      if (keys.length) await db.insertInto(join).values(keys.map((k) => ({ [source]: row[model.primaryKey], [target]: k }))).execute();
-    }
-    return { ok: true, saved: { row, changed } };
+  }
+  return { ok: true, data: valid, changed };
+}
+
+/**
+ * Writes a validated form with the model serializer's `create` (or
+ * `update` of `instance`) on `db`, the caller's transaction, which also
+ * writes the history. A constraint the database still refuses (a race with
+ * another write) becomes a field error.
+ */
+export async function writeAdminForm(db: AnyDb, admin: ModelAdmin, instance: Row | null, form: AdminValidForm, req: ApiRequest): Promise<AdminSaveResult> {
+  const model = admin.model;
+  const { serializer } = formSerializer(admin);
+  try {
+    const row = (instance === null ? await serializer.create(db, form.data, { request: req }) : await serializer.update(db, instance, form.data, { request: req })) as Row;
+    return { ok: true, saved: { row, changed: form.changed } };
   } catch (err) {
     const violation = constraintViolation(err);
     if (!violation) throw err;
@@ -355,4 +235,11 @@ export async function saveAdminForm(
             : `The values break the constraint ${violation.constraint ?? ''}.`.replace(' .', '.');
     return { ok: false, errors: { [field ?? '__all__']: [message] } };
   }
+}
+
+function flatMessages(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value)) return value.flatMap(flatMessages);
+  if (value && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => flatMessages(v).map((m) => `${k}: ${m}`));
+  return [String(value)];
 }

@@ -22,7 +22,7 @@ import type { ParseResult } from '../parsers/base.js';
 import type { ParserClass } from '../parsers/base.js';
 import type { MediaType } from '../media-types.js';
 import { ModelAdmin, type AdminAction, type AdminSite, type ListDisplayEntry } from './model-admin.js';
-import { formText, inputText, keyValue, relatedKeys, saveAdminForm, type AdminForm, type FormErrors } from './model-form.js';
+import { formText, inputText, keyValue, relatedKeys, validateAdminForm, writeAdminForm, type AdminForm, type FormErrors } from './model-form.js';
 import { knownPermissions, syncPermissions, userPermissions } from './permissions.js';
 import { ADDITION, CHANGE, DELETION, changeMessageJson, describeChange, logAction, readLog } from './log-entry.js';
 
@@ -541,12 +541,14 @@ export class AdminChangeFormView extends AdminModelView {
       const v = posted[name];
       form[name] = (Array.isArray(v) ? v : v === undefined ? [] : [v]).filter((x): x is string => typeof x === 'string');
     }
+    const valid = await validateAdminForm(admin, instance, form, req);
+    if (!valid.ok) return this.formPage(req, instance, form, valid.errors, []);
     let saved: Row;
     try {
       saved = await this.db(req)
         .transaction()
         .execute(async (trx) => {
-          const result = await saveAdminForm(trx, admin, instance, form, req);
+          const result = await writeAdminForm(trx, admin, instance, valid, req);
           if (!result.ok) throw new FormRejected(result.errors);
           const row = result.saved.row;
           await logAction(trx, {
