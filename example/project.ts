@@ -2,6 +2,7 @@ import {
   BasicAuthentication,
   DefaultRouter,
   SessionAuthentication,
+  SimpleRouter,
   TokenAuthentication,
   apiView,
   createApp,
@@ -19,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { catalogueMigrations } from './catalogue/migrations/index.js';
 import { catalogueModels } from './catalogue/models.js';
 import { seedCatalogue } from './catalogue/seed.js';
-import { AuthorViewSet, BookFeed, BookShelf, BookViewSet } from './catalogue/views.js';
+import { AuthorViewSet, BookFeed, BookShelf, BookViewSet, TagViewSet, TaggedBookViewSet } from './catalogue/views.js';
 import { authExampleRoutes, authSettings } from './auth.js';
 import { tokenRoutes } from './tokens.js';
 import { versioningRoutes } from './versioning.js';
@@ -35,6 +36,8 @@ import { browsableRoutes } from './browsable.js';
  *   /api/authors/              limit/offset pagination, ?search= and ?ordering=
  *   /api/feed/                 cursor pagination (newest first, or ?ordering=year, …)
  *   /api/shelf/                a custom style: links in the Link header
+ *   /api/tags/                 tags (a model with a unique name), written when signed in
+ *   /api/tagged-books/         books with their tags (many-to-many): ?tags=, ?tags__name=, PATCH the tags
  *   /versioned/v1|v2/books/    URL-path versioning, v1 deprecated
  *   /auth/…                    one route per authentication scheme, permissions, throttles
  *   /api-auth/login/           session login (the browsable API's login link)
@@ -51,6 +54,11 @@ export const settings: SettingsInput = {
 const router = new DefaultRouter();
 router.register('books', BookViewSet, { basename: 'book' });
 router.register('authors', AuthorViewSet, { basename: 'author' });
+
+// Tags and books' tags: routed beside the API root's router, so the root lists what it always has.
+const tagRouter = new SimpleRouter();
+tagRouter.register('tags', TagViewSet, { basename: 'tag' });
+tagRouter.register('tagged-books', TaggedBookViewSet, { basename: 'tagged-book' });
 
 const home = apiView(
   ['GET'],
@@ -74,6 +82,7 @@ export const routes: RouteEntry[] = [
   path('', home, { name: 'home' }),
   include('api/', [
     ...router.urls,
+    ...tagRouter.urls,
     path('feed/', BookFeed, { name: 'book-feed' }),
     path('shelf/', BookShelf, { name: 'book-shelf' }),
   ]),

@@ -8,6 +8,7 @@ import {
   LimitOffsetPagination,
   LinkHeaderPagination,
   ListAPIView,
+  GenericViewSet,
   ModelViewSet,
   OrderingFilter,
   PageNumberPagination,
@@ -189,4 +190,53 @@ export class BookShelf extends ListAPIView<BookRow, typeof BookSerializer> {
   override getQueryset(req: ApiRequest) {
     return db(req).selectFrom('catalogue_book').selectAll().orderBy('id');
   }
+}
+
+/** A tag: a name, unique (`{"name": ["tag with this name already exists."]}`). */
+export const TagSerializer = modelSerializer(Tag, { hyperlinked: true, fields: ['url', 'id', 'name'] });
+
+/**
+ * Tags, read by anyone, written when signed in; `?search=` on the name.
+ *
+ *     GET|POST /api/tags/    GET|PUT|PATCH|DELETE /api/tags/3/
+ */
+export class TagViewSet extends ModelViewSet<TagRow, typeof TagSerializer> {
+  static override description = 'Tags for books. Anyone may read; authenticated users may add, rename and delete.';
+  override model = Tag;
+  override permissionClasses = [IsAuthenticatedOrReadOnly];
+  override serializer = TagSerializer;
+  override filterBackends = [SearchFilter, OrderingFilter];
+  searchFields = ['name'];
+  orderingFields = ['id', 'name'];
+  ordering = 'name';
+}
+
+/** A book's tags: the book's title and link, its tags as links (a many-to-many field), the tags writable. */
+export const TaggedBookSerializer = modelSerializer(Book, {
+  hyperlinked: true,
+  fields: ['url', 'id', 'title', 'tags'],
+  readOnlyFields: ['title'],
+  name: 'TaggedBook',
+});
+
+/**
+ * Books with their tags, loaded for a whole page in one query through the
+ * join table; `?tags=3` (books with tag 3), `?tags__name=poetry`,
+ * `?search=` on the title and the tags' names. PUT/PATCH replaces a book's tags.
+ *
+ *     GET /api/tagged-books/?tags__name=poetry
+ *     PATCH /api/tagged-books/7/     {"tags": ["http://…/api/tags/1/", "http://…/api/tags/4/"]}
+ */
+export class TaggedBookViewSet extends GenericViewSet<BookRow, typeof TaggedBookSerializer> {
+  static override description = 'Books and their tags: filter by tag, set a book\'s tags.';
+  static readonly routerActions = ['list', 'retrieve', 'update', 'partialUpdate'];
+  override model = Book;
+  override permissionClasses = [IsAuthenticatedOrReadOnly];
+  override paginationClass = BookPagination;
+  override serializer = TaggedBookSerializer;
+  override filterBackends = [FilterSetBackend, SearchFilter, OrderingFilter];
+  filtersetFields = { tags: ['exact', 'in'], tags__name: ['exact', 'iexact'] } as const;
+  searchFields = ['title', 'tags__name'];
+  orderingFields = ['id', 'title'];
+  ordering = 'id';
 }

@@ -208,7 +208,8 @@ export class Serializer<S extends Shape> extends Field<InputOf<S>, OutputOf<S>> 
       const schema = field.jsonSchema(fieldMode);
       delete schema['readOnly'];
       delete schema['writeOnly'];
-      if (field.label) schema['title'] = field.label;
+      // drf-spectacular writes a title only when the label says more than the name (`is_trivial_string_variation`).
+      if (field.label && !trivialVariation(field.label, name)) schema['title'] = field.label;
       properties[name] = schema;
       if (mode === 'response' ? field.required || field.readOnly || field.hasDefault : mode === 'request' && field.required) required.push(name);
     }
@@ -278,6 +279,12 @@ export class Serializer<S extends Shape> extends Field<InputOf<S>, OutputOf<S>> 
       };
     });
   }
+}
+
+/** drf-spectacular's `is_trivial_string_variation`: equal once lower-cased with spaces and dashes as `_`. */
+function trivialVariation(a: string, b: string): boolean {
+  const norm = (x: string) => x.trim().toLowerCase().replaceAll(' ', '_').replaceAll('-', '_');
+  return norm(a) === norm(b);
 }
 
 function baseInfo(info: FieldInfo): Record<string, unknown> {

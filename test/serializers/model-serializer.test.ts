@@ -562,9 +562,9 @@ describe.each(testDatabases())('ModelSerializer on $name', ({ open }) => {
     expect(doc.components.schemas['Article']).toEqual({
       type: 'object',
       properties: {
-        id: { type: 'integer', title: 'ID' },
-        title: { type: 'string', maxLength: 50, title: 'Title' },
-        tags: { ...keys, minItems: 1, title: 'Tags' },
+        id: { type: 'integer' },
+        title: { type: 'string', maxLength: 50 },
+        tags: { ...keys, minItems: 1 },
         extra: { ...keys, title: 'Extra tags' },
       },
       required: ['id', 'title', 'tags'],
@@ -572,8 +572,8 @@ describe.each(testDatabases())('ModelSerializer on $name', ({ open }) => {
     expect(doc.components.schemas['ArticleRequest']).toEqual({
       type: 'object',
       properties: {
-        title: { type: 'string', maxLength: 50, minLength: 1, title: 'Title' },
-        tags: { ...keys, minItems: 1, title: 'Tags' },
+        title: { type: 'string', maxLength: 50, minLength: 1 },
+        tags: { ...keys, minItems: 1 },
         extra: { ...keys, title: 'Extra tags' },
       },
       required: ['title', 'tags'],
