@@ -203,6 +203,10 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
   async create(db: Kysely<any>, data: Record<string, unknown>, _ctx: SaveContext = { request: null }): Promise<M['$inferSelect'] & Record<string, unknown>> {
     this.refuseNestedWrites('create', data);
     const values = this.model.insertValues(this.columnValues(data) as never) as Record<string, unknown>;
+    // Django's save() gives an omitted string field with no default its empty string (Field.get_default()).
+    for (const [name, f] of Object.entries(this.model.fields)) {
+      if (CHAR_KINDS.has(f.kind) && !f.null && f.options.default === undefined && !f.primaryKey && values[name] === undefined) values[name] = '';
+    }
     const row = (await db.insertInto(this.model.tableName).values(storable(values)).returningAll().executeTakeFirstOrThrow()) as Record<string, unknown>;
     await this.writeToMany(db, row, data);
     await this.loadRelated(db, [row]);
