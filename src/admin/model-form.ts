@@ -61,11 +61,45 @@ function comparable(f: ModelField, raw: unknown): string | null {
   return inputText(f, raw);
 }
 
-/** The model's primary key value from URL text (an integer key is a number). */
+const INT32 = [-2147483648n, 2147483647n] as const;
+const INT64 = [-9223372036854775808n, 9223372036854775807n] as const;
+
+/**
+ * A key's value from URL or query text for a column of `f`'s kind, or
+ * `undefined` when no row can have it (not a number, outside the column's
+ * range, not a UUID): the caller answers 404 or 400, never a database error.
+ */
+export function columnKey(f: ModelField | undefined, text: string): unknown {
+  const kind = f?.kind ?? 'auto';
+  const integer = (range: readonly [bigint, bigint]) => {
+    if (!/^-?\d{1,19}$/.test(text)) return undefined;
+    const n = BigInt(text);
+    if (n < range[0] || n > range[1]) return undefined;
+    return Number.isSafeInteger(Number(n)) ? Number(n) : n.toString();
+  };
+  switch (kind) {
+    case 'auto':
+    case 'integer':
+      return integer(INT32);
+    case 'bigAuto':
+    case 'bigInteger':
+      return integer(INT64);
+    case 'uuid':
+      return /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i.test(text) ? text.toLowerCase() : undefined;
+    default:
+      return text;
+  }
+}
+
+/** The model's primary key value from URL text (`undefined`: no row has it). */
 export function keyValue(model: AnyModel, text: string): unknown {
-  const f = model.fields[model.primaryKey]!;
-  if (['auto', 'bigAuto', 'integer', 'bigInteger'].includes(f.kind)) return /^-?\d{1,15}$/.test(text) ? Number(text) : undefined;
-  return text;
+  return columnKey(model.fields[model.primaryKey], text);
+}
+
+/** The value of a relation's target key from text (`undefined`: no row has it). */
+export function targetKeyValue(f: RelationField | ManyToManyField, text: string): unknown {
+  const target = f.targetModel();
+  return columnKey(target ? target.fields[target.primaryKey] : undefined, text);
 }
 
 /** A posted form: each field's first value, a `manyToMany` field's every value. */

@@ -5,6 +5,7 @@ import type { User } from '../users/user.js';
 import { ApiError, NotFound, PermissionDenied } from '../exceptions.js';
 import { dialectOf } from '../db/dialect.js';
 import { constraintViolation } from '../db/constraint-errors.js';
+import { isDatabaseInputError } from '../db/input-errors.js';
 import { escapeLike, ilike, iequals } from '../filters/search.js';
 import { ManyToManyField, RelationField, type ModelField } from '../models/fields.js';
 import type { AnyModel } from '../models/model.js';
@@ -22,7 +23,7 @@ import type { ParseResult } from '../parsers/base.js';
 import type { ParserClass } from '../parsers/base.js';
 import type { MediaType } from '../media-types.js';
 import { ModelAdmin, type AdminAction, type AdminSite, type ListDisplayEntry } from './model-admin.js';
-import { formText, inputText, keyValue, relatedKeys, validateAdminForm, writeAdminForm, type AdminForm, type FormErrors } from './model-form.js';
+import { formText, inputText, keyValue, targetKeyValue, relatedKeys, validateAdminForm, writeAdminForm, type AdminForm, type FormErrors } from './model-form.js';
 import { knownPermissions, syncPermissions, userPermissions } from './permissions.js';
 import { ADDITION, CHANGE, DELETION, changeMessageJson, describeChange, logAction, readLog } from './log-entry.js';
 
@@ -159,7 +160,13 @@ export class AdminModelView extends AdminView {
     const model = this.modelAdmin.model;
     const text = String(req.params['pk'] ?? '');
     const pk = keyValue(model, text);
-    const row = pk === undefined ? undefined : await this.db(req).selectFrom(model.tableName).selectAll().where(sql.ref(model.primaryKey), '=', pk).executeTakeFirst();
+    let row: unknown;
+    try {
+      row = pk === undefined ? undefined : await this.db(req).selectFrom(model.tableName).selectAll().where(sql.ref(model.primaryKey), '=', pk).executeTakeFirst();
+    } catch (err) {
+      // A key the column type refuses matches no row (Django's get_object_or_404).
+      if (!isDatabaseInputError(err)) throw err;
+    }
     if (!row) throw new NotFound(`${capfirst(model.verboseName)} with ID “${text}” doesn’t exist. Perhaps it was deleted?`);
     return row as Row;
   }
@@ -222,12 +229,22 @@ export class AdminChangeListView extends AdminModelView {
   async get(req: ApiRequest): Promise<AdminPage | Response> {
     const denied = await this.allow(req, 'view', 'change');
     if (denied) return denied;
+    try {
+      return await this.changeList(req);
+    } catch (err) {
+      // A filter value the column type refuses (a NUL byte, a number out of range) is the client's.
+      if (isDatabaseInputError(err)) throw new IncorrectLookupParameters('Incorrect lookup parameters: a value does not fit its column.');
+      throw err;
+    }
+  }
+
+  private async changeList(req: ApiRequest): Promise<AdminPage> {
     const admin = this.modelAdmin;
     const model = admin.model;
     const db = this.db(req);
     const postgres = dialectOf(db) === 'postgres';
     const query = req.query as Record<string, string | undefined>;
-    const search = (query['q'] ?? '').trim();
+    const search = (query['q'] ?? '').replaceAll('\0', '').trim();
 
     const filterParams: Record<string, string> = {};
     for (const [k, v] of Object.entries(query)) if (!LIST_PARAMS.has(k) && v !== undefined) filterParams[k] = v;
@@ -367,8 +384,9 @@ ${unsafeRaw(controls)}`;
           const none = ['True', '1', 'true'].includes(v);
           out.push(none ? sql<SqlBool>`${sql.ref(model.primaryKey)} not in (${pairs})` : sql<SqlBool>`${sql.ref(model.primaryKey)} in (${pairs})`);
         } else {
-          if (!/^-?\d{1,15}$/.test(v)) bad(`${k}=${v}`);
-          out.push(sql<SqlBool>`${sql.ref(model.primaryKey)} in (${pairs} where ${sql.ref(f.targetColumn(model.tableName))} = ${Number(v)})`);
+          const key = targetKeyValue(f, v);
+          if (key === undefined) bad(`${k}=${v}`);
+          out.push(sql<SqlBool>`${sql.ref(model.primaryKey)} in (${pairs} where ${sql.ref(f.targetColumn(model.tableName))} = ${key})`);
         }
         continue;
       }
@@ -396,8 +414,9 @@ ${unsafeRaw(controls)}`;
         const yes = ['1', 'True', 'true'].includes(v);
         out.push(sql<SqlBool>`${column} = ${postgres ? yes : yes ? 1 : 0}`);
       } else if (f.isRelation) {
-        if (!/^-?\d{1,15}$/.test(v)) bad(`${k}=${v}`);
-        out.push(sql<SqlBool>`${column} = ${Number(v)}`);
+        const key = targetKeyValue(f as RelationField, v);
+        if (key === undefined) bad(`${k}=${v}`);
+        out.push(sql<SqlBool>`${column} = ${key}`);
       } else {
         const choice = f.options.choices?.find(([c]) => String(c) === v);
         if (!choice) bad(`${k}=${v}`);

@@ -286,6 +286,9 @@ describe.each(testDatabases())('admin of models on $name', ({ open }) => {
     expect(titles(both.body)).toEqual(['Dune']);
     const exact = await get(root, '/admin/shop/book/?q=9780441013593');
     expect(titles(exact.body)).toEqual(['Dune']);
+    const nul = await get(root, '/admin/shop/book/?q=du%00ne');
+    expect(nul.statusCode).toBe(200);
+    expect(titles(nul.body)).toEqual(['Dune']);
     const none = await get(root, `/admin/shop/book/?q=${encodeURIComponent('%_')}`);
     expect(none.statusCode).toBe(200);
     expect(none.body).toContain('Nothing found.');
@@ -310,7 +313,7 @@ describe.each(testDatabases())('admin of models on $name', ({ open }) => {
     expect(titles(month.body)).toEqual(['Dune']);
     const out = await get(root, '/admin/shop/book/?inPrint__exact=0&kind__exact=p');
     expect(titles(out.body)).toEqual(['Book 05', 'Book 15']);
-    for (const bad of ['title__exact=Dune', 'kind__exact=x', 'published__month=5', 'inPrint__exact=maybe', 'author__id__exact=one']) {
+    for (const bad of ['title__exact=Dune', 'kind__exact=x', 'published__month=5', 'inPrint__exact=maybe', 'author__id__exact=one', 'author__id__exact=2147483648', 'tags__id__exact=99999999999999999999', 'kind__exact=%00']) {
       const res = await get(root, `/admin/shop/book/?${bad}`);
       expect(res.statusCode).toBe(400);
       expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
@@ -365,6 +368,13 @@ describe.each(testDatabases())('admin of models on $name', ({ open }) => {
     expect(bad.body).toContain('aria-invalid="true"');
     expect((await db.selectFrom('shop_book').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow()).n).toEqual(before);
 
+    // Values no column can hold are the serializer's errors, never a database error.
+    const huge = await post(root, '/admin/shop/book/add/', { title: 'Nul\u0000led', author: '2147483648', kind: 'n', year: '99999999999', tags: ['99999999999999999999'], _save: '' });
+    expect(huge.statusCode).toBe(200);
+    expect(huge.body).toMatch(/id="id_title_errors"><li>[^<]+<\/li>/);
+    expect(huge.body).toMatch(/id="id_author_errors"><li>[^<]+<\/li>/);
+    expect(huge.body).toMatch(/id="id_year_errors"><li>Ensure this value is less than or equal to 2147483647\.<\/li>/);
+    expect(huge.body).toMatch(/id="id_tags_errors"><li>[^<]+<\/li>/);
     const tags = Object.fromEntries((await db.selectFrom('shop_tag').selectAll().execute()).map((t) => [t['name'] as string, String(t['id'])]));
     const badTag = await post(root, '/admin/shop/book/add/', { title: 'Tagged', author: String(author), kind: 'n', tags: [tags['sf']!, '424242'], _save: '' });
     expect(badTag.statusCode).toBe(200);
@@ -504,11 +514,11 @@ describe.each(testDatabases())('admin of models on $name', ({ open }) => {
     expect(await count()).toBe(before);
     expect((await logRows()).length).toBe(logs);
 
-    for (const url of ['/admin/shop/author/999999/change/', '/admin/shop/author/999999/delete/', '/admin/shop/author/999999/history/', '/admin/shop/author/abc/change/']) {
+    for (const url of ['/admin/shop/author/999999/change/', '/admin/shop/author/999999/delete/', '/admin/shop/author/999999/history/', '/admin/shop/author/abc/change/', '/admin/shop/author/2147483648/change/', '/admin/shop/author/99999999999999999999/delete/']) {
       const missing = await get(root, url);
       expect(missing.statusCode).toBe(404);
       expect(missing.headers['content-type']).toBe('text/html; charset=utf-8');
-      expect(missing.body).toMatch(/Author with ID “(999999|abc)” doesn’t exist\. Perhaps it was deleted\?/);
+      expect(missing.body).toMatch(/Author with ID “(999999|abc|2147483648|99999999999999999999)” doesn’t exist\. Perhaps it was deleted\?/);
     }
     const anonymous = await app.inject({ url: '/admin/shop/book/', headers: { accept: 'text/html' } });
     expect(anonymous.statusCode).toBe(302);
