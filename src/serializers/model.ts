@@ -76,45 +76,29 @@ export type RelatedRow = Record<string, unknown>;
 type AnyModelField = ModelField<unknown, boolean, boolean, boolean, boolean>;
 type OrNull<MF extends AnyModelField, T> = MF['$null'] extends true ? T | null : T;
 
-/** The validated value of a model field's serializer field. */
-type InValue<MF extends AnyModelField> = MF extends ManyToManyField
-  ? RelatedRow[]
-  : MF extends RelationField
-  ? RelatedRow
-  : MF['$decimal'] extends true
-    ? string
-    : unknown extends MF['$type']
-      ? string // a JSON column's text
-      : MF['$type'] extends boolean
-        ? boolean
-        : Date extends MF['$type']
-          ? Date
-          : number extends MF['$type']
-            ? number // integer, float, bigInteger (text from PostgreSQL's driver)
-            : MF['$type'];
+/** The validated value of a model field's serializer field (a chain of cases, first match wins). */
+type InValue<MF extends AnyModelField> =
+  MF extends ManyToManyField ? RelatedRow[]
+  : MF extends RelationField ? RelatedRow
+  : MF['$decimal'] extends true ? string
+  : unknown extends MF['$type'] ? string // a JSON column's text
+  : MF['$type'] extends boolean ? boolean
+  : Date extends MF['$type'] ? Date
+  : number extends MF['$type'] ? number // integer, float, bigInteger (text from PostgreSQL's driver)
+  : MF['$type'];
 
 /** The rendered value of a model field's serializer field. */
-type OutValue<MF extends AnyModelField, O> = MF extends ManyToManyField
-  ? Depth<O> extends true
-    ? Record<string, unknown>[]
-    : O extends { hyperlinked: true }
-      ? string[]
-      : number[]
-  : MF extends RelationField
-  ? Depth<O> extends true
-    ? Record<string, unknown>
-    : O extends { hyperlinked: true }
-      ? string
-      : number
-  : MF['$decimal'] extends true
-    ? string
-    : unknown extends MF['$type']
-      ? unknown
-      : Date extends MF['$type']
-        ? string
-        : number extends MF['$type']
-          ? number
-          : MF['$type'];
+type OutValue<MF extends AnyModelField, O> =
+  MF extends ManyToManyField ? RelatedOut<O>[]
+  : MF extends RelationField ? RelatedOut<O>
+  : MF['$decimal'] extends true ? string
+  : unknown extends MF['$type'] ? unknown
+  : Date extends MF['$type'] ? string
+  : number extends MF['$type'] ? number
+  : MF['$type'];
+
+/** A related row rendered: nested with `depth`, a link with `hyperlinked`, else its key. */
+type RelatedOut<O> = Depth<O> extends true ? Record<string, unknown> : O extends { hyperlinked: true } ? string : number;
 
 type Depth<O> = O extends { depth: infer D extends number } ? (D extends 0 ? false : true) : false;
 type ListOf<O, Key extends string> = O extends { [P in Key]: readonly (infer N)[] } ? N : never;
@@ -123,13 +107,10 @@ type ExtraOf<O, K> = O extends { extraKwargs: infer E } ? (K extends keyof E ? E
 /** DRF's flags of a derived field: read-only when generated (or a nested relation), optional with null, blank or a default. */
 type FlagsOfModelField<MF extends AnyModelField, O, K> = ApplyExtra<
   {
-    readOnly: MF['$generated'] extends true
-      ? true
-      : MF extends ManyToManyField<string, false>
-        ? true // through a model of its own: DRF makes it read-only
-        : MF extends RelationField | ManyToManyField
-          ? Depth<O>
-          : false;
+    readOnly: MF['$generated'] extends true ? true
+      : MF extends ManyToManyField<string, false> ? true // through a model of its own: DRF makes it read-only
+      : MF extends RelationField | ManyToManyField ? Depth<O>
+      : false;
     writeOnly: false;
     optional: true extends MF['$null'] | MF['$appDefault'] | MF['$blank'] | MF['$generated'] ? true : false;
   },
