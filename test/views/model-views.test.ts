@@ -56,11 +56,16 @@ const Book = model(
   },
   { ordering: ['-year', 'id'] },
 );
+/** A relation to itself, loaded two levels up. */
+const Category = model('mv_category', {
+  name: field.char({ maxLength: 20 }),
+  parent: field.foreignKey('self', { onDelete: 'cascade', null: true }),
+}, { ordering: ['id'] });
 /** Keyed by a uuid: the lookup converter follows the key's kind. */
 const Token = model('mv_token', { key: field.uuid({ primaryKey: true }), note: field.char({ maxLength: 20 }) });
 
 const initial = migration({
-  operations: [Publisher, Author, Tag, Book, Token].map((m) => createModel(m.tableName, m.fields, m.meta)),
+  operations: [Publisher, Author, Tag, Book, Token, Category].map((m) => createModel(m.tableName, m.fields, m.meta)),
 });
 const tags = Book.fields.tags;
 const JOIN = tags.throughTable();
@@ -135,6 +140,17 @@ class PublisherViewSet extends ModelViewSet {
   override serializer = PublisherSerializer as never;
 }
 
+const ParentSerializer = serializer({ id: integer(), name: string() });
+class CategoryViewSet extends ModelViewSet {
+  override model = Category;
+  override serializer = serializer({
+    id: integer({ readOnly: true }),
+    name: string(),
+    parent: nested(serializer({ id: integer(), name: string(), parent: nested(ParentSerializer, { allowNull: true }) }), { readOnly: true, allowNull: true }),
+  }) as never;
+  override selectRelated = ['parent__parent'];
+}
+
 class TokenViewSet extends ModelViewSet {
   override model = Token;
 }
@@ -147,6 +163,7 @@ function routes() {
   router.register('tokens', TokenViewSet, { basename: 'token' });
   router.register('publishers', PublisherViewSet, { basename: 'publisher' });
   router.register('tagged', TaggedBookViewSet, { basename: 'tagged' });
+  router.register('categories', CategoryViewSet, { basename: 'category' });
   return [include('api/', router.urls)];
 }
 
@@ -197,6 +214,9 @@ describe.each(testDatabases())('model views on $name', ({ open }) => {
     const pairs: Row[] = [];
     for (let n = 1; n <= 23; n++) for (const t of [3, 2, 1]) if ((n + 1) % t === 0) pairs.push({ [SOURCE]: n, [TARGET]: t });
     await d.insertInto(JOIN).values(pairs).execute();
+    await d.insertInto('mv_category').values({ name: 'fiction', parent_id: null }).execute();
+    await d.insertInto('mv_category').values({ name: 'sf', parent_id: 1 }).execute();
+    await d.insertInto('mv_category').values({ name: 'space opera', parent_id: 2 }).execute();
     const c = counted(raw);
     database = c.database;
     statements = c.statements;
@@ -326,6 +346,19 @@ describe.each(testDatabases())('model views on $name', ({ open }) => {
     expect(refused.statusCode).toBe(400);
     expect(refused.json()).toEqual({ tags: ['Invalid pk "99" - object does not exist.'] });
     expect(await bookCount()).toBe(25);
+  });
+
+  it('a relation to itself loads level by level, one query per level', async () => {
+    statements.length = 0;
+    const res = await app.inject({ url: '/api/categories/' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().results).toEqual([
+      { id: 1, name: 'fiction', parent: null },
+      { id: 2, name: 'sf', parent: { id: 1, name: 'fiction', parent: null } },
+      { id: 3, name: 'space opera', parent: { id: 2, name: 'sf', parent: { id: 1, name: 'fiction' } } },
+    ]);
+    // count, page, parents, their parents.
+    expect(statements).toHaveLength(4);
   });
 
   it('retrieves by the lookup field; a missing one is a 404 naming the model', async () => {
