@@ -25,6 +25,7 @@ import { authExampleRoutes, authSettings } from './auth.js';
 import { tokenRoutes } from './tokens.js';
 import { versioningRoutes } from './versioning.js';
 import { browsableRoutes } from './browsable.js';
+import { catalogueAdmin } from './catalogue/admin.js';
 
 /**
  * The example service: a book catalogue that shows every part of Trestle.
@@ -89,7 +90,7 @@ export const routes: RouteEntry[] = [
   include('versioned/', versioningRoutes, { namespace: 'versioned' }),
   ...authExampleRoutes,
   ...tokenRoutes,
-  ...browsableRoutes(),
+  ...browsableRoutes(catalogueAdmin()),
 ];
 
 /**

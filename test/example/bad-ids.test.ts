@@ -94,4 +94,42 @@ describe.each(testDatabases())('bad ids and parameters are 4xx on $name', ({ ope
     expect(res.statusCode).toBe(status);
     expect(res.body).not.toContain('A server error occurred');
   });
+  it.each([
+    ['GET', '/admin/catalogue/book/2147483648/change/', 404],
+    ['GET', '/admin/catalogue/book/abc/history/', 404],
+    ['POST', '/admin/catalogue/book/99999999999999999999/delete/', 404],
+    ['GET', '/admin/catalogue/book/?p=1e3', 404],
+    ['GET', '/admin/catalogue/book/?p=99999999999', 404],
+    ['GET', '/admin/catalogue/book/?author__id__exact=99999999999', 400],
+    ['GET', '/admin/catalogue/book/?tags__id__exact=%00', 400],
+    ['GET', '/admin/catalogue/book/?created__year=99999', 400],
+    ['GET', '/admin/catalogue/book/?year__exact=1', 400],
+    ['GET', '/admin/catalogue/book/?q=%00', 200],
+    ['GET', '/admin/catalogue/book/?o=-nope', 200],
+  ])('the catalogue admin %s %s answers %i', async (method, url, status) => {
+    const users = new KyselyUserStore(running!.database.db);
+    if (!(await users.getByUsername('root'))) await users.createSuperuser({ username: 'root', password: 'root-password' });
+    const jar = new CookieJar();
+    const page = await app.inject({ url: '/admin/login/', headers: { accept: 'text/html' } });
+    jar.store(page.headers['set-cookie']);
+    const login = await app.inject({
+      method: 'POST',
+      url: '/admin/login/',
+      headers: { accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded', cookie: jar.header() },
+      payload: new URLSearchParams({ csrfmiddlewaretoken: inputValue(page.body, 'csrfmiddlewaretoken'), username: 'root', password: 'root-password' }).toString(),
+    });
+    expect(login.statusCode).toBe(302);
+    jar.store(login.headers['set-cookie']);
+    const form = await app.inject({ url: '/admin/', headers: { accept: 'text/html', cookie: jar.header() } });
+    expect(form.body).toContain('href="/admin/catalogue/book/">Books</a>');
+    const res = await app.inject({
+      method: method as 'GET' | 'POST',
+      url,
+      headers: { accept: 'text/html', cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' },
+      ...(method === 'POST' ? { payload: new URLSearchParams({ csrfmiddlewaretoken: inputValue(form.body, 'csrfmiddlewaretoken') }).toString() } : {}),
+    });
+    expect(res.statusCode).toBe(status);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(res.body).not.toContain('A server error occurred');
+  });
 });
