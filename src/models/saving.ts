@@ -11,7 +11,9 @@ export interface SaveContext {
  * What a model view needs from its serializer to write and to render rows
  * without a `perform*` of its own (DRF's `ModelSerializer.save()` split into
  * `create` and `update`). Both run on the connection they are given, which
- * the view opens as one transaction per request.
+ * the view opens as one transaction per request: a query on the app's `db`
+ * instead would wait forever on SQLite (one connection, held by the
+ * transaction) and miss the transaction's rows on PostgreSQL.
  */
 export interface ModelSaving<Row = Record<string, unknown>> {
   readonly model: AnyModel;
