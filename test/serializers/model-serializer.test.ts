@@ -601,6 +601,9 @@ describe('ModelSerializer declarations', () => {
       "The field 'shout' was declared on serializer Book, but has not been included in the 'fields' option.",
     );
     expect(() => modelSerializer(Book, { depth: 11 })).toThrow("'depth' may not be greater than 10.");
+    // The derived unique-together validator, unless `validators` replaces it (DRF's Meta.validators).
+    expect(BookSerializer.validators).toEqual([expect.objectContaining({ fields: ['series', 'number'], queryset: 'lib_book', pk: 'id' })]);
+    expect(modelSerializer(Book, { validators: [] }).validators).toEqual([]);
   });
 
   it('infers input and output types from the model and the options', () => {
