@@ -1,8 +1,27 @@
 import type { Kysely } from 'kysely';
-import { dialectOf } from '../db/dialect.js';
+import type { ColumnType, Generated } from 'kysely';
+import { toDbTimestamp, type DbTimestamp } from '../db/schema.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyDb = Kysely<any>;
+
+/** `trestle_admin_log` (migration 0005_admin_log), Django's `django_admin_log`. */
+export interface AdminLogTable {
+  id: Generated<number>;
+  action_time: DbTimestamp;
+  user_id: number;
+  content_type: string | null;
+  object_id: string | null;
+  object_repr: string;
+  action_flag: number;
+  change_message: ColumnType<string, string | undefined, string>;
+}
+
+declare module '../db/schema.js' {
+  interface DB {
+    trestle_admin_log: AdminLogTable;
+  }
+}
 
 /** Django's `ADDITION`, `CHANGE`, `DELETION`. */
 export const ADDITION = 1;
@@ -41,7 +60,7 @@ export async function logAction(db: AnyDb, entry: LogAction): Promise<void> {
   await db
     .insertInto('trestle_admin_log')
     .values({
-      action_time: dialectOf(db) === 'postgres' ? now : now.toISOString(),
+      action_time: toDbTimestamp(now),
       user_id: entry.userId,
       content_type: entry.contentType,
       object_id: entry.objectId,
