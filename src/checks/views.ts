@@ -348,7 +348,8 @@ function* hyperlinks(field: unknown, prefix: string, visited: Set<unknown>): Gen
  * those its model serializer's `relatedToLoad()` adds) against its model's
  * relations: a name that is not one is `views.E002` with a "did you mean";
  * the view's own names on a view without `model` (which loads nothing) are
- * `views.E003`. A view class mounted at
+ * `views.E003`; a model serializer of another model than the view's is
+ * `views.E004` (its writes would go to the other table). A view class mounted at
  * several routes is reported once.
  */
 export function checkRelatedNames(views: readonly MountedView[]): CheckMessage[] {
@@ -394,6 +395,19 @@ export function checkRelatedNames(views: readonly MountedView[]): CheckMessage[]
         const problem = relatedNameProblem(model, name, setting);
         if (problem) report(checkError(problem.msg, { obj, id: 'views.E002', hint: problem.hint }), `E002|${setting}|${name}`);
       }
+    }
+    if (!model) continue;
+    const serializers: [string, unknown][] = [['serializer', view.serializer]];
+    for (const [version, s] of Object.entries(view.serializerByVersion ?? {})) serializers.push([`serializerByVersion.${version}`, s]);
+    for (const [setting, s] of serializers) {
+      if (!isModelSaving(s) || s.model.tableName === model.tableName) continue;
+      report(
+        checkError(
+          `'${setting}' saves rows of model ${s.model.objectName} (table '${s.model.tableName}'), but the view's model is ${model.objectName} (table '${model.tableName}').`,
+          { obj, id: 'views.E004', hint: `Give the view model = ${s.model.objectName}, or a serializer of ${model.objectName}.` },
+        ),
+        `E004|${setting}`,
+      );
     }
   }
   return out;

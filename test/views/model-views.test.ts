@@ -521,6 +521,11 @@ describe.each(testDatabases().slice(0, 1))('related names in the system checks o
         return [];
       }
     }
+    /** Its serializer writes authors. */
+    class Crossed extends ModelViewSet {
+      override model = Book;
+      override serializer = modelSerializer(Author) as never;
+    }
     /** No model: it loads nothing, and its serializer's relations are its own business. */
     class NestedWithoutModel extends ModelViewSet {
       override serializer = modelSerializer(Book, { fields: ['id', 'author'], depth: 1 }) as never;
@@ -533,6 +538,7 @@ describe.each(testDatabases().slice(0, 1))('related names in the system checks o
     router.register('books', Misnamed, { basename: 'book' });
     router.register('plain', NoModel, { basename: 'plain' });
     router.register('nested', NestedWithoutModel, { basename: 'nested' });
+    router.register('crossed', Crossed, { basename: 'crossed' });
     const app = await createApp({ database, logger: false, routes: [include('api/', router.urls)] });
     try {
       const messages = (await runChecks(app, { tags: ['views'] })).filter((m) => m.id?.startsWith('views.'));
@@ -547,6 +553,11 @@ describe.each(testDatabases().slice(0, 1))('related names in the system checks o
         ],
         ['views.E002', "'prefetchRelated' names 'tgas', which is not a field of model Book (table 'mv_book').", "Did you mean 'tags'?"],
         ['views.E003', "'selectRelated' names 'author', but the view has no model whose relations it could load.", "Set the view's model (model = Book)."],
+        [
+          'views.E004',
+          "'serializer' saves rows of model Author (table 'mv_author'), but the view's model is Book (table 'mv_book').",
+          'Give the view model = Author, or a serializer of Book.',
+        ],
       ]);
       expect(messages[0]!.obj).toBe("Misnamed at /api/books/ (name 'book-list')");
     } finally {
