@@ -121,6 +121,7 @@ export {
   UniqueValidator,
   UniqueTogetherValidator,
   ModelSerializer,
+  ManyRelatedField,
   modelSerializer,
 } from './serializers/index.js';
 export type {
