@@ -472,6 +472,12 @@ describe.each(testDatabases())('model views on $name', ({ open }) => {
     expect(res.headers['content-type']).toBe('application/json');
     expect(res.json()).toEqual({ title: ['This field must be unique.'] });
     expect(await bookCount()).toBe(24);
+    // The same in an update: the row keeps its values.
+    const put = await app.inject({ method: 'PATCH', url: '/api/books/book-1/', payload: { title: 'Book 2', year: 1 } });
+    expect(put.statusCode).toBe(400);
+    expect(put.json()).toEqual({ title: ['This field must be unique.'] });
+    const kept = await app.inject({ url: '/api/books/book-1/' });
+    expect(kept.json()).toMatchObject({ title: 'Book 1', year: 1991 });
   });
 
   it('a failing many-to-many write (a join row to a missing tag) rolls the row back', async () => {
