@@ -72,10 +72,19 @@ export async function logAction(db: AnyDb, entry: LogAction): Promise<void> {
     .execute();
 }
 
-/** The change message Django writes for an addition and a change. */
+/** JSON as Python's `json.dumps` writes it by default (`", "` and `": "` separators, non-ASCII escaped), as Django stores it. */
+export function pythonJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(pythonJson).join(', ')}]`;
+  if (value !== null && typeof value === 'object') {
+    return `{${Object.entries(value as Record<string, unknown>).map(([k, v]) => `${pythonJson(k)}: ${pythonJson(v)}`).join(', ')}}`;
+  }
+  return JSON.stringify(value).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** The change message Django writes for an addition and a change: `[{"added": {}}]`, `[{"changed": {"fields": ["Title"]}}]`. */
 export function changeMessageJson(flag: typeof ADDITION | typeof CHANGE, fields: readonly string[] = []): string {
-  if (flag === ADDITION) return JSON.stringify([{ added: {} }]);
-  return fields.length ? JSON.stringify([{ changed: { fields } }]) : '[]';
+  if (flag === ADDITION) return pythonJson([{ added: {} }]);
+  return fields.length ? pythonJson([{ changed: { fields } }]) : '[]';
 }
 
 /** `A`, `A and B`, `A, B and C` (Django's `get_text_list`). */

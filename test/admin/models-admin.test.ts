@@ -10,6 +10,7 @@ import { CookieJar, inputValue } from '../browsable/cookies.js';
 const Author = model('shop_author', {
   name: field.char({ maxLength: 100 }),
   email: field.email({ unique: true, null: true }),
+  country: field.char({ maxLength: 50, blank: true, default: '', verboseName: 'país' }),
 });
 const Tag = model('shop_tag', {
   name: field.char({ maxLength: 50 }),
@@ -235,8 +236,12 @@ describe.each(testDatabases())('admin of models on $name', ({ open }) => {
     expect((await get(clerk, '/admin/shop/author/add/')).statusCode).toBe(403);
     expect((await get(clerk, `/admin/shop/author/${author['id']}/delete/`)).statusCode).toBe(403);
     expect((await get(clerk, '/admin/shop/book/')).statusCode).toBe(403);
-    const changed = await post(clerk, `/admin/shop/author/${author['id']}/change/`, { name: 'Mary Oliver', email: 'mary@example.com', _save: '' });
+    const changed = await post(clerk, `/admin/shop/author/${author['id']}/change/`, { name: 'Mary Oliver', email: 'mary@example.com', country: 'USA', _save: '' });
     expect(changed.statusCode).toBe(302);
+    // Django's JSON: Python's separators, non-ASCII escaped.
+    expect((await logRows()).at(-1)).toMatchObject({ user_id: clerkId, action_flag: 2, change_message: '[{"changed": {"fields": ["Email", "Pa\\u00eds"]}}]' });
+    const history = await get(clerk, `/admin/shop/author/${author['id']}/history/`);
+    expect(history.body).toContain('<td data-label="User">clerk</td><td data-label="Action">Changed Email and País.</td>');
 
     // A permission given to the user alone.
     const direct = await post(root, '/admin/trestle/userpermission/add/', { user: String(clerkId), permission: String(perms['delete_author']!['id']), _save: '' });
@@ -400,7 +405,7 @@ describe.each(testDatabases())('admin of models on $name', ({ open }) => {
     expect((await get(root, good.headers['location'] as string)).body).not.toContain('was added successfully');
 
     const log = (await logRows()).at(-1)!;
-    expect(log).toMatchObject({ user_id: rootId, content_type: 'shop_book', object_id: String(row['id']), object_repr: 'The Dispossessed', action_flag: 1, change_message: '[{"added":{}}]' });
+    expect(log).toMatchObject({ user_id: rootId, content_type: 'shop_book', object_id: String(row['id']), object_repr: 'The Dispossessed', action_flag: 1, change_message: '[{"added": {}}]' });
 
     const another = await post(root, '/admin/shop/book/add/', { title: 'Lathe of Heaven', author: String(author), kind: 'n', _addanother: '' });
     expect(another.statusCode).toBe(302);
@@ -419,7 +424,7 @@ describe.each(testDatabases())('admin of models on $name', ({ open }) => {
     const changed = await db.selectFrom('shop_book').selectAll().where('id', '=', row['id'] as number).executeTakeFirstOrThrow();
     expect(changed).toMatchObject({ title: 'The Dispossessed: An Ambiguous Utopia', year: 1975 });
     const log = (await logRows()).at(-1)!;
-    expect(log).toMatchObject({ action_flag: 2, object_repr: 'The Dispossessed: An Ambiguous Utopia', change_message: '[{"changed":{"fields":["Title","Year","Tags"]}}]' });
+    expect(log).toMatchObject({ action_flag: 2, object_repr: 'The Dispossessed: An Ambiguous Utopia', change_message: '[{"changed": {"fields": ["Title", "Year", "Tags"]}}]' });
     expect((await db.selectFrom('shop_book_tags').select('tag_id').where('book_id', '=', row['id'] as number).orderBy('tag_id').execute()).map((t) => String(t['tag_id']))).toEqual(tags);
     // The tags filter and a search through them.
     const tagged = await get(root, `/admin/shop/book/?tags__id__exact=${tags[0]}`);
