@@ -771,6 +771,29 @@ export class AdminDeleteView extends AdminModelView {
       seen.add(`${model.tableName}:${String(r[model.primaryKey])}`);
       counts.set(capfirst(model.verboseNamePlural), (counts.get(capfirst(model.verboseNamePlural)) ?? 0) + 1);
       const children: DeletedNode[] = [];
+      // The pairs of automatic many-to-many join tables on either side (Django's `Book_tags` rows).
+      for (const other of models) {
+        for (const [fname, f] of Object.entries(other.fields)) {
+          if (!(f instanceof ManyToManyField) || !f.autoCreated) continue;
+          const sides: string[] = [];
+          if (other.tableName === model.tableName) sides.push(f.sourceColumn(other.tableName));
+          if (f.targetTable(other.tableName) === model.tableName) sides.push(f.targetColumn(other.tableName));
+          if (sides.length === 0) continue;
+          const source = other.modelName;
+          const target = (f.targetModel() as AnyModel | null)?.modelName ?? f.targetTable(other.tableName);
+          const label = `${capfirst(source)}-${target} relationship`;
+          const join = f.throughTable(other.tableName);
+          for (const column of new Set(sides)) {
+            const pairs = (await db.selectFrom(join).select('id').where(sql.ref(column), '=', r[model.primaryKey]).orderBy('id').limit(1000).execute()) as Row[];
+            for (const pair of pairs) {
+              if (seen.has(`${join}:${String(pair['id'])}`)) continue;
+              seen.add(`${join}:${String(pair['id'])}`);
+              counts.set(`${label}s`, (counts.get(`${label}s`) ?? 0) + 1);
+              children.push({ label: `${label}: ${other.objectName}_${fname} object (${String(pair['id'])})`, url: null, children: [] });
+            }
+          }
+        }
+      }
       if (depth < 10) {
         for (const other of models) {
           for (const [fname, f] of Object.entries(other.fields)) {

@@ -464,14 +464,16 @@ describe.each(testDatabases())('admin of models on $name', ({ open }) => {
       books.push(b);
       await db.insertInto('shop_review').values({ book_id: b['id'], stars: 4 }).execute();
     }
+    const tag = await db.selectFrom('shop_tag').select('id').where('name', '=', 'classic').executeTakeFirstOrThrow();
+    const pair = await db.insertInto('shop_book_tags').values({ book_id: books[0]!['id'], tag_id: tag['id'] }).returningAll().executeTakeFirstOrThrow();
     const url = `/admin/shop/author/${author['id']}/delete/`;
     const page = await get(root, url);
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('<h1>Are you sure?</h1>');
     expect(page.body).toContain('Are you sure you want to delete the author “Doomed Author”? All of the following related items will be deleted:');
-    expect(page.body).toContain('<ul id="deleted-summary"><li>Authors: 1</li><li>Books: 2</li><li>Reviews: 2</li></ul>');
+    expect(page.body).toContain('<ul id="deleted-summary"><li>Authors: 1</li><li>Books: 2</li><li>Book-tag relationships: 1</li><li>Reviews: 2</li></ul>');
     expect(page.body).toContain(
-      `<li><a href="/admin/shop/author/${author['id']}/change/">Author: Doomed Author</a><ul><li><a href="/admin/shop/book/${books[0]!['id']}/change/">Book: Doomed One</a><ul><li><a href="/admin/shop/review/`,
+      `<li><a href="/admin/shop/author/${author['id']}/change/">Author: Doomed Author</a><ul><li><a href="/admin/shop/book/${books[0]!['id']}/change/">Book: Doomed One</a><ul><li>Book-tag relationship: Book_tags object (${pair['id']})</li><li><a href="/admin/shop/review/`,
     );
     expect(page.body).toContain('>Review: 4 stars</a></li></ul></li>');
     // The question itself deletes nothing.
@@ -482,6 +484,7 @@ describe.each(testDatabases())('admin of models on $name', ({ open }) => {
     expect(res.headers['location']).toBe('/admin/shop/author/');
     expect(await db.selectFrom('shop_author').select('id').where('id', '=', author['id'] as number).executeTakeFirst()).toBeUndefined();
     expect(await db.selectFrom('shop_book').select('id').where('author_id', '=', author['id'] as number).execute()).toEqual([]);
+    expect(await db.selectFrom('shop_book_tags').select('id').where('id', '=', pair['id'] as number).execute()).toEqual([]);
     const list = await get(root, '/admin/shop/author/');
     expect(list.body).toContain('<p class="success" role="status">The author “Doomed Author” was deleted successfully.</p>');
     const log = (await logRows()).at(-1)!;
