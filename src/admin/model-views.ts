@@ -316,7 +316,7 @@ export class AdminChangeListView extends AdminModelView {
         : '';
     const plural = count === 1 ? model.verboseName : model.verboseNamePlural;
     const filters = await this.filterSidebar(req, filterParams, listUrl);
-    const title = `Select ${model.verboseName} to change`;
+    const title = `Select ${model.verboseName} to ${this.can(req, admin, 'change') ? 'change' : 'view'}`;
     const canAdd = this.can(req, admin, 'add');
     const searchBox = admin.options.searchFields?.length
       ? html`<form method="get" action="${base}" class="toolbar" role="search" id="changelist-search">

@@ -194,6 +194,7 @@ describe.each(testDatabases())('admin of models on $name', ({ open }) => {
     const vList = await get(viewer, '/admin/shop/book/');
     expect(vList.statusCode).toBe(200);
     expect(vList.body).not.toContain('id="add-link"');
+    expect(vList.body).toContain('<h1>Select book to view</h1>');
     expect((await get(viewer, '/admin/shop/book/add/')).statusCode).toBe(403);
     const dune = (await db.selectFrom('shop_book').select('id').where('title', '=', 'Dune').executeTakeFirstOrThrow()).id;
     const vForm = await get(viewer, `/admin/shop/book/${dune}/change/`);
