@@ -1,6 +1,6 @@
 /**
  * `npm run bench:profile -- [--server trestle|fastify|node] [--path /w1/items/?page=2]
- *   [--seconds 8] [--pg] [--top 30]`
+ *   [--seconds 8] [--pg] [--catalogue] [--top 30]`
  *
  * One server, one request, measured the way `npm run bench` measures it
  * (bundled, pinned to core 0, autocannon on core 1, 16 connections, a
@@ -14,6 +14,7 @@ import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BENCH_DIR, ensurePgDataset, ensureSqliteDataset } from './lib/dataset.js';
+import { ensureCataloguePg, ensureCatalogueSqlite } from './lib/catalogue-dataset.js';
 import { bundleServers } from './lib/bundle.js';
 import { Loader } from './lib/loader.js';
 import { startServer } from './lib/server-process.js';
@@ -29,6 +30,7 @@ Options:
   --path PATH     the request (default /w1/items/?page=2); /w5/ping/ is sent without a token
   --seconds N     length of the measured run (default 8)
   --pg            serve from PostgreSQL (BENCH_PG_URL) instead of SQLite
+  --catalogue     W7/W8: the example project (trestle) or the hand-written catalogue (fastify) on the catalogue dataset
   --top N         functions to list (default 30)
   -h, --help      this text
 `;
@@ -39,6 +41,7 @@ const { values } = parseArgs({
     path: { type: 'string', default: '/w1/items/?page=2' },
     seconds: { type: 'string', default: '8' },
     pg: { type: 'boolean', default: false },
+    catalogue: { type: 'boolean', default: false },
     top: { type: 'string', default: '30' },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -85,16 +88,22 @@ function selfTimes(profile: Profile): Map<string, number> {
 }
 
 async function main(): Promise<void> {
-  const target = values.pg ? await ensurePgDataset(process.env['BENCH_PG_URL'] ?? PG_URL_DEFAULT, log) : await ensureSqliteDataset(log);
+  const pgBase = process.env['BENCH_PG_URL'] ?? PG_URL_DEFAULT;
+  const catalogue = values.catalogue === true;
+  if (catalogue && kind === 'node') throw new Error('--catalogue has a trestle and a fastify server only.');
+  const target = catalogue
+    ? values.pg ? await ensureCataloguePg(pgBase, log) : await ensureCatalogueSqlite(log)
+    : values.pg ? await ensurePgDataset(pgBase, log) : await ensureSqliteDataset(log);
   const bundles = await bundleServers();
+  const bundle = catalogue ? (kind === 'trestle' ? bundles.example : bundles.catalogue) : bundles[kind];
   const dir = join(BENCH_DIR, 'results', `profile-${kind}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
   mkdirSync(dir, { recursive: true });
   const loader = new Loader();
   await loader.start();
   const server = await startServer({
     label: kind,
-    args: () => ['--cpu-prof', '--cpu-prof-dir', dir, bundles[kind]],
-    env: { BENCH_DATABASE: target, NODE_ENV: 'production' },
+    args: () => ['--cpu-prof', '--cpu-prof-dir', dir, bundle],
+    env: { BENCH_DATABASE: target, NODE_ENV: 'production', ...(catalogue ? { LOG_LEVEL: 'warn' } : {}) },
     core: 0,
   });
   let served = 0;

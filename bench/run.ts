@@ -14,6 +14,7 @@ import { cpus, loadavg, availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BENCH_DIR, ensurePgDataset, ensureSqliteDataset } from './lib/dataset.js';
+import { ensureCataloguePg, ensureCatalogueSqlite } from './lib/catalogue-dataset.js';
 import { Loader, type LoadRequest, type LoadResult } from './lib/loader.js';
 import { startServer, type RunningServer, type ServerSpec } from './lib/server-process.js';
 import { AUTH_HEADERS, OBTAIN_TOKEN, WORKERS_PATH, WORKLOADS, type ServerKind, type Workload } from './lib/workloads.js';
@@ -53,7 +54,14 @@ const loader = new Loader();
 
 const LABELS: Record<ServerKind, string> = { trestle: 'trestle', fastify: 'fastify', node: 'node:http' };
 
-function serverSpec(bundles: Bundles, kind: ServerKind, database: string): ServerSpec {
+type Dataset = Workload['database'];
+
+function serverSpec(bundles: Bundles, kind: ServerKind, dataset: Dataset, database: string): ServerSpec {
+  if (dataset === 'catalogue-sqlite' || dataset === 'catalogue-postgres') {
+    // W7, W8: the example project against the hand-written catalogue; warnings only in the log, as the baselines log nothing.
+    const bundle = kind === 'trestle' ? bundles.example : bundles.catalogue;
+    return { label: LABELS[kind], args: () => [bundle], env: { BENCH_DATABASE: database, LOG_LEVEL: 'warn' }, core: 0 };
+  }
   return { label: LABELS[kind], args: () => [bundles[kind]], env: { BENCH_DATABASE: database }, core: 0 };
 }
 
@@ -141,10 +149,12 @@ async function drain(server: RunningServer): Promise<void> {
   await fetch(`http://127.0.0.1:${server.port}/w5/ping/`).then((r) => r.arrayBuffer()).catch(() => undefined);
 }
 
-function request(port: number, w: Pick<Workload, 'id' | 'path' | 'connections'>): LoadRequest {
+function request(port: number, w: Pick<Workload, 'id' | 'path' | 'connections' | 'body'>): LoadRequest {
+  const headers = w.id === 'W5' ? {} : { ...AUTH_HEADERS };
   return {
     url: `http://127.0.0.1:${port}${w.path}`,
-    headers: w.id === 'W5' ? {} : { ...AUTH_HEADERS },
+    ...(w.body !== undefined ? { method: 'POST' as const, body: w.body } : {}),
+    headers: w.body !== undefined ? { ...headers, 'content-type': 'application/json' } : headers,
     connections: w.connections ?? connections,
     duration: runSeconds,
   };
@@ -159,14 +169,25 @@ async function main(): Promise<void> {
   const wantWorkers = !only || only.has('W1') || only.has('WORKERS');
   const sqliteFile = await ensureSqliteDataset(log);
   const bundles = await bundleServers();
+  const pgBase = process.env['BENCH_PG_URL'] ?? PG_URL_DEFAULT;
   let pgUrl: string | null = null;
   if (!values['no-pg'] && selected.some((w) => w.database === 'postgres')) {
     try {
-      pgUrl = await ensurePgDataset(process.env['BENCH_PG_URL'] ?? PG_URL_DEFAULT, log);
+      pgUrl = await ensurePgDataset(pgBase, log);
     } catch (err) {
       log(`PostgreSQL unavailable, W6 skipped: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
+  const catalogueFile = selected.some((w) => w.database === 'catalogue-sqlite') ? await ensureCatalogueSqlite(log) : null;
+  let cataloguePg: string | null = null;
+  if (!values['no-pg'] && selected.some((w) => w.database === 'catalogue-postgres')) {
+    try {
+      cataloguePg = await ensureCataloguePg(pgBase, log);
+    } catch (err) {
+      log(`PostgreSQL unavailable, W8 on PostgreSQL skipped: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  const targets: Record<Dataset, string | null> = { sqlite: sqliteFile, postgres: pgUrl, 'catalogue-sqlite': catalogueFile, 'catalogue-postgres': cataloguePg };
   const loadStart = loadavg()[0]!;
   log(`mode: ${quick ? 'quick' : 'full'} (warm-up ${warmupSeconds} s, ${runs} × ${runSeconds} s, ${connections} connections); ` +
     `pinning: ${tasksetAvailable() ? 'server core 0, load core 1' : 'none'}; load average ${loadStart.toFixed(2)}`);
@@ -174,8 +195,8 @@ async function main(): Promise<void> {
   await loader.start();
   const rows: Row[] = [];
   try {
-    for (const database of ['sqlite', 'postgres'] as const) {
-      const target = database === 'sqlite' ? sqliteFile : pgUrl;
+    for (const database of ['sqlite', 'postgres', 'catalogue-sqlite', 'catalogue-postgres'] as const) {
+      const target = targets[database];
       if (target === null) continue;
       const cases = selected.filter((w) => w.database === database);
       const kinds = (['trestle', 'fastify', 'node'] as const).filter((kind) => cases.some((w) => w.servers.includes(kind)));
@@ -184,7 +205,7 @@ async function main(): Promise<void> {
       const servers = new Map<ServerKind, RunningServer>();
       const byKind = new Map<ServerKind, Row[]>(kinds.map((kind) => [kind, []]));
       try {
-        for (const kind of kinds) servers.set(kind, await startServer(serverSpec(bundles, kind, target)));
+        for (const kind of kinds) servers.set(kind, await startServer(serverSpec(bundles, kind, database, target)));
         // Every request a server will be measured on (but the slow-on-purpose ones) runs once
         // before any case is measured, so the first case meets code as warm as the later ones do.
         for (const kind of kinds) {

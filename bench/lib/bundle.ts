@@ -17,6 +17,9 @@ export interface Bundles {
   node: string;
   cli: string;
   config: string;
+  /** W7, W8: the example project, and the hand-written catalogue. */
+  example: string;
+  catalogue: string;
 }
 
 export async function bundleServers(): Promise<Bundles> {
@@ -26,6 +29,8 @@ export async function bundleServers(): Promise<Bundles> {
     node: join(BENCH_DIR, 'servers', 'node-http-baseline.ts'),
     cli: join(BENCH_DIR, 'servers', 'trestle-cli.ts'),
     config: join(BENCH_DIR, 'trestle.config.ts'),
+    example: join(BENCH_DIR, 'servers', 'example-server.ts'),
+    catalogue: join(BENCH_DIR, 'servers', 'catalogue-server.ts'),
   };
   await build({
     entryPoints: entries,
@@ -39,5 +44,5 @@ export async function bundleServers(): Promise<Bundles> {
     logLevel: 'error',
   });
   const out = (name: keyof typeof entries) => join(BUILD_DIR, `${name}.mjs`);
-  return { trestle: out('trestle'), fastify: out('fastify'), node: out('node'), cli: out('cli'), config: out('config') };
+  return { trestle: out('trestle'), fastify: out('fastify'), node: out('node'), cli: out('cli'), config: out('config'), example: out('example'), catalogue: out('catalogue') };
 }
