@@ -202,7 +202,10 @@ export function escapeLike(value: string): string {
 }
 
 /** Letters outside ASCII whose simple upper case is an ASCII letter (`ı` → `I`, `ſ` → `S`); no others exist. */
-const FOLDS_TO_ASCII = ['\u0131', '\u017f'] as const;
+const FOLDS_TO_ASCII = [
+  ['\u0131', 'I'],
+  ['\u017f', 'S'],
+] as const;
 const ASCII = /^[\x00-\x7f]*$/;
 
 /**
@@ -213,9 +216,10 @@ const ASCII = /^[\x00-\x7f]*$/;
  * so there the column goes through `trestle_upper` (registered by
  * `openDatabase`) and the value is folded here by the same function. An
  * ASCII value (most searches) can only meet ASCII letters, `ı` and `ſ`, so
- * SQLite's own `upper()` decides it and `trestle_upper` (a call into
- * JavaScript per row, about three times the cost) runs only for rows
- * holding one of those two letters.
+ * SQLite's own case rules decide it (LIKE's for a pattern, `upper()` for
+ * `=`) and `trestle_upper` (a call into JavaScript per row, about three
+ * times the cost) runs only for rows holding `ı` when the value has an `I`,
+ * or `ſ` when it has an `S`.
  */
 function foldedCompare(column: string, op: 'like' | '=', value: string, postgres: boolean): Expression<SqlBool> {
   const text = sql`cast(${sql.ref(column)} as text)`;
@@ -225,8 +229,15 @@ function foldedCompare(column: string, op: 'like' | '=', value: string, postgres
   const folded = foldCase(value);
   const exact = compare(sql`${sql.raw(SQLITE_FOLD_FUNCTION)}(${text})`, folded);
   if (!ASCII.test(folded)) return exact;
-  const rare = sql.join(FOLDS_TO_ASCII.map((c) => sql`instr(${text}, ${sql.lit(c)})`), sql` or `);
-  return sql<SqlBool>`(${compare(sql`upper(${text})`, folded)} or ((${rare}) and ${exact}))`;
+  // SQLite's LIKE already ignores the case of ASCII letters (and only theirs, as
+  // its upper() changes only them), and converts its operand to text as CAST does:
+  // `column LIKE 'PATTERN'` is `upper(cast(column as text)) LIKE 'PATTERN'`, without
+  // a new string per row. `=` has no such rule.
+  const ascii = op === 'like' ? sql<SqlBool>`${sql.ref(column)} like ${folded} escape '\\'` : compare(sql`upper(${text})`, folded);
+  // `ı` and `ſ` can only make a difference where the value holds the letter they fold to.
+  const rare = FOLDS_TO_ASCII.filter(([, to]) => folded.includes(to)).map(([c]) => sql`instr(${text}, ${sql.lit(c)})`);
+  if (rare.length === 0) return ascii;
+  return sql<SqlBool>`(${ascii} or ((${sql.join(rare, sql` or `)}) and ${exact}))`;
 }
 
 /** `column` matches `pattern` (a LIKE pattern; a backslash escapes), ignoring case for any script. */
