@@ -651,6 +651,27 @@ function parseDateTime(text: string): { date: Date; micros: number } | null {
   return { date, micros };
 }
 
+/** `YYYY-MM-DDThh:mm:ss[.f{1,6}]Z`: how Trestle stores a time as text (`toISOString`), in UTC already. */
+const CANONICAL_UTC_RE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?Z$/;
+
+/**
+ * The representation of a stored time already in UTC and to the second or
+ * finer, straight from its text: what `parseDateTime` and `toISOString`
+ * would give back, without building two `Date`s per value. `null` for any
+ * other form (and for an impossible date), which takes the long way.
+ */
+function canonicalUtc(text: string): string | null {
+  const m = CANONICAL_UTC_RE.exec(text);
+  if (m === null) return null;
+  const y = Number(m[1]);
+  const mo = Number(m[2]);
+  const d = Number(m[3]);
+  if (Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6]) > 59) return null;
+  if (d > 28 ? !validDate(y, mo, d) : y < 1 || mo < 1 || mo > 12 || d < 1) return null;
+  const fraction = m[7];
+  return fraction === undefined || Number(fraction) === 0 ? `${text.slice(0, 19)}Z` : `${text.slice(0, 19)}.${fraction.padEnd(6, '0')}Z`;
+}
+
 /** DRF's `DateField`: ISO 8601 `YYYY-MM-DD`, kept and rendered as that string. */
 export class DateField extends Field<string, string> {
   readonly kind = 'date';
@@ -707,6 +728,10 @@ export class DateTimeField extends Field<Date, string> {
       date = value;
       micros = value.getUTCMilliseconds() * 1000;
     } else {
+      if (typeof value === 'string') {
+        const canonical = canonicalUtc(value);
+        if (canonical !== null) return canonical;
+      }
       const parsed = parseDateTime(String(value).trim());
       if (parsed === null) {
         date = new Date(String(value));

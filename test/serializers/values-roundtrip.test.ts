@@ -251,3 +251,44 @@ describe('decimal and datetime options through HTTP', () => {
     }
   });
 });
+
+describe('datetime text stored in UTC through HTTP', () => {
+  const Stamp = serializer({ at: datetime() });
+  const rows = [
+    { id: 1, at: '2024-05-01T08:00:00.000Z' },
+    { id: 2, at: '2024-05-01T08:00:00.5Z' },
+    { id: 3, at: '2024-02-29T23:59:59.120Z' },
+    { id: 4, at: '2024-05-01T08:00:00.000001Z' },
+    { id: 5, at: '0999-12-31T00:00:00Z' },
+    // Not a real day: read as JavaScript reads it, as before.
+    { id: 6, at: '2023-02-29T00:00:00Z' },
+    { id: 7, at: '2024-05-01T24:00:00Z' },
+  ];
+  class StampList extends ListAPIView<(typeof rows)[number], typeof Stamp> {
+    override authenticationClasses = [];
+    override paginationClass = null;
+    override serializer = Stamp;
+    override getQueryset() {
+      return rows;
+    }
+  }
+
+  it('renders as Python’s isoformat: microseconds only when there are some, Z for UTC', async () => {
+    const app = await createApp({ logger: false, routes: [path('stamps/', StampList)] });
+    try {
+      const res = await app.inject({ method: 'GET', url: '/stamps/', headers: { host: 'localhost' } });
+      expect([res.statusCode, res.headers['content-type']]).toEqual([200, 'application/json']);
+      expect(JSON.parse(res.body)).toEqual([
+        { at: '2024-05-01T08:00:00Z' },
+        { at: '2024-05-01T08:00:00.500000Z' },
+        { at: '2024-02-29T23:59:59.120000Z' },
+        { at: '2024-05-01T08:00:00.000001Z' },
+        { at: '0999-12-31T00:00:00Z' },
+        { at: '2023-03-01T00:00:00Z' },
+        { at: '2024-05-02T00:00:00Z' },
+      ]);
+    } finally {
+      await app.close();
+    }
+  });
+});
