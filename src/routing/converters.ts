@@ -44,6 +44,9 @@ export const converters: Record<string, PathConverter> = {
   },
 };
 
+/** The converters above as Trestle defines them, whatever `registerConverter` later puts under their names. */
+export const BUILTIN_CONVERTERS: ReadonlyMap<string, PathConverter> = new Map(Object.entries(converters));
+
 /** Adds a converter usable as `<name:param>` in every pattern declared afterwards. */
 export function registerConverter(name: string, converter: PathConverter): void {
   converters[name] = converter;

@@ -1,6 +1,7 @@
 import { ImproperlyConfigured } from '../exceptions.js';
 import type { ViewTarget } from '../views/api-view.js';
 import { parsePattern, type PatternPart, type RouteEntry } from './routes.js';
+import { BUILTIN_CONVERTERS } from './converters.js';
 import type { RouteMatch } from './types.js';
 
 export type ReverseParams = Readonly<Record<string, string | number | bigint>>;
@@ -9,6 +10,9 @@ export type ReverseParams = Readonly<Record<string, string | number | bigint>>;
 export class NoReverseMatch extends Error {
   override name = 'NoReverseMatch';
 }
+
+/** Built-in converters that accept any string of digits and write it back as it is. */
+const DIGITS_AS_THEY_ARE = ['int', 'str', 'slug', 'path'];
 
 /** A route flattened out of its includes, ready for Fastify and for `reverse`. */
 export interface CompiledRoute {
@@ -136,6 +140,29 @@ export class RouteRegistry {
 
   hasName(name: string): boolean {
     return this.byName.has(name);
+  }
+
+  /**
+   * Whether `reverse(name, { [param]: n })` is the same path for every
+   * non-negative safe integer `n` but for the digits of `n` themselves: the
+   * route it picks for such a value takes `param` alone, through a built-in
+   * converter that writes the number's digits as they are (`int`, `str`,
+   * `slug`, `path`). Hyperlinked fields then reverse once per request and
+   * only put each row's key in (see serializers/relations.ts).
+   */
+  integerReverseIsPlain(name: string, param: string): boolean {
+    const candidates = this.byName.get(name);
+    if (!candidates) return false;
+    for (const route of candidates) {
+      if (route.paramNames.length !== 1 || route.paramNames[0] !== param) continue;
+      // The first route taking just `param` whose converter accepts digits is the one reverse picks.
+      const part = route.parts.find((p) => p.kind === 'param');
+      if (part === undefined || part.kind !== 'param') return false;
+      // uuid refuses digits, so reverse goes on to the next route; a converter of the app's own is not known.
+      if (part.converter === BUILTIN_CONVERTERS.get('uuid')) continue;
+      return DIGITS_AS_THEY_ARE.some((n) => part.converter === BUILTIN_CONVERTERS.get(n));
+    }
+    return false;
   }
 
   /**
