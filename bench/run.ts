@@ -20,7 +20,7 @@ import { startServer, type RunningServer, type ServerSpec } from './lib/server-p
 import { AUTH_HEADERS, OBTAIN_TOKEN, WORKERS_PATH, WORKLOADS, type ServerKind, type Workload } from './lib/workloads.js';
 import { checkBudget, formatBudget, formatTable, type Row } from './lib/report.js';
 import { tasksetAvailable } from './lib/cpu.js';
-import { PG_URL_DEFAULT } from './lib/constants.js';
+import { BENCH_SECRET, PG_URL_DEFAULT } from './lib/constants.js';
 import { bundleServers, type Bundles } from './lib/bundle.js';
 
 const { values } = parseArgs({
@@ -72,6 +72,17 @@ function workersSpec(bundles: Bundles, workers: number, sqliteFile: string): Ser
       '--host', '127.0.0.1', '--port', String(port), '--workers', String(workers)],
     env: { DATABASE_URL: `sqlite:${sqliteFile}` },
     // Several workers on one pinned core would measure nothing: the workers rows run unpinned.
+    core: null,
+  };
+}
+
+/** `trestle serve --workers N` with the example project on the catalogue (W7 through workers). */
+function exampleWorkersSpec(bundles: Bundles, workers: number, catalogueFile: string): ServerSpec {
+  return {
+    label: `trestle serve --workers ${workers} (example)`,
+    args: (port) => [bundles.cli, 'serve', '--config', bundles.exampleConfig,
+      '--host', '127.0.0.1', '--port', String(port), '--workers', String(workers)],
+    env: { DATABASE_URL: `sqlite:${catalogueFile}`, SECRET_KEY: BENCH_SECRET, LOG_LEVEL: 'warn' },
     core: null,
   };
 }
@@ -263,6 +274,29 @@ async function main(): Promise<void> {
         try {
           const [m] = await measure([{ server, requests: [request(server.port, { id: 'W1', path: WORKERS_PATH })] }]);
           rows.push({ workload: 'W1', name: `page 2, ${workers} worker${workers > 1 ? 's' : ''} (unpinned)`, server: `trestle ×${workers}`, ...summarize(m!.per[0]!, m!.cpuUs), rssBytes: m!.rss });
+        } finally {
+          await server.stop();
+        }
+      }
+    }
+    if (catalogueFile !== null && selected.some((w) => w.id === 'W7')) {
+      // W7's searched page and page 2 through `trestle serve --workers N` (unpinned), against one process.
+      const w7 = selected.filter((w) => w.id === 'W7');
+      for (const workers of [1, 2]) {
+        const spec = exampleWorkersSpec(bundles, workers, catalogueFile);
+        log(`W7 — ${spec.label}`);
+        let server: RunningServer;
+        try {
+          server = await startServer(spec);
+        } catch (err) {
+          log(`skipped: ${err instanceof Error ? err.message.split('\n').slice(0, 3).join(' ') : String(err)}`);
+          continue;
+        }
+        try {
+          for (const w of w7) {
+            const [m] = await measure([{ server, requests: [request(server.port, w)] }]);
+            rows.push({ workload: 'W7', name: `${w.name}, ${workers} worker${workers > 1 ? 's' : ''} (unpinned)`, server: `trestle ×${workers}`, ...summarize(m!.per[0]!, m!.cpuUs), rssBytes: m!.rss });
+          }
         } finally {
           await server.stop();
         }

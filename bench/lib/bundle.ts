@@ -20,6 +20,8 @@ export interface Bundles {
   /** W7, W8: the example project, and the hand-written catalogue. */
   example: string;
   catalogue: string;
+  /** The example project with its deployment's host names (example.config.ts), for `trestle serve --workers N` on W7. */
+  exampleConfig: string;
 }
 
 export async function bundleServers(): Promise<Bundles> {
@@ -31,6 +33,7 @@ export async function bundleServers(): Promise<Bundles> {
     config: join(BENCH_DIR, 'trestle.config.ts'),
     example: join(BENCH_DIR, 'servers', 'example-server.ts'),
     catalogue: join(BENCH_DIR, 'servers', 'catalogue-server.ts'),
+    exampleConfig: join(BENCH_DIR, 'example.config.ts'),
   };
   await build({
     entryPoints: entries,
@@ -44,5 +47,5 @@ export async function bundleServers(): Promise<Bundles> {
     logLevel: 'error',
   });
   const out = (name: keyof typeof entries) => join(BUILD_DIR, `${name}.mjs`);
-  return { trestle: out('trestle'), fastify: out('fastify'), node: out('node'), cli: out('cli'), config: out('config'), example: out('example'), catalogue: out('catalogue') };
+  return { trestle: out('trestle'), fastify: out('fastify'), node: out('node'), cli: out('cli'), config: out('config'), example: out('example'), catalogue: out('catalogue'), exampleConfig: out('exampleConfig') };
 }
