@@ -66,13 +66,7 @@ export async function checkViewColumns(app: AppContext, views: readonly MountedV
       return found;
     });
     const obj = describeView(mounted);
-    const report = (m: CheckMessage, key: string) => {
-      const k = `${view.constructor.name}|${key}`;
-      if (!seen.has(k)) {
-        seen.add(k);
-        out.push(m);
-      }
-    };
+    const report = reporterFor(view, seen, out);
     for (const use of nameUses(view, mounted)) {
       const problem = checkColumn(use, described);
       if (problem) report(checkError(problem.msg, { obj, id: use.id, hint: problem.hint }), `${use.id}|${use.written}`);
@@ -372,13 +366,7 @@ export function checkRelatedNames(views: readonly MountedView[]): CheckMessage[]
       }
     }
     const obj = describeView(mounted);
-    const report = (m: CheckMessage, key: string) => {
-      const k = `${view.constructor.name}|${key}`;
-      if (!seen.has(k)) {
-        seen.add(k);
-        out.push(m);
-      }
-    };
+    const report = reporterFor(view, seen, out);
     for (const setting of ['selectRelated', 'prefetchRelated'] as const) {
       for (const name of load[setting]) {
         if (!model) {
@@ -411,4 +399,15 @@ export function checkRelatedNames(views: readonly MountedView[]): CheckMessage[]
     }
   }
   return out;
+}
+
+/** Adds a message to `out` once per view class and key (a view mounted at several routes is reported once). */
+function reporterFor(view: object, seen: Set<string>, out: CheckMessage[]): (m: CheckMessage, key: string) => void {
+  return (m, key) => {
+    const k = `${view.constructor.name}|${key}`;
+    if (!seen.has(k)) {
+      seen.add(k);
+      out.push(m);
+    }
+  };
 }
