@@ -59,6 +59,13 @@ export interface ModelAdminOptions<Row = Record<string, unknown>> {
 
 type RowOf<M extends AnyModel> = M['$inferSelect'];
 
+/** A column of the related row the admin attached under `field` (the row convention), else the key. */
+function related(row: object, field: string, column: string): string {
+  const r = row as Record<string, unknown>;
+  const target = r[field] as Record<string, unknown> | null | undefined;
+  return target ? String(target[column]) : `#${String(r[`${field}_id`])}`;
+}
+
 /** A registered model with its options resolved: what every admin page of the model reads. */
 export class ModelAdmin<Row = Record<string, unknown>> {
   /** The app label: the table name before its first `_` (`catalogue_book` → `catalogue`). */
@@ -233,17 +240,9 @@ export class AdminSite {
    */
   registerPermissions(): this {
     return this.register(Group, { listDisplay: ['name'], searchFields: ['name'], str: (g) => g.name })
-      .register(UserGroup, { listDisplay: ['user', 'group'], listFilter: ['group'], str: (m) => `${this.userName(m.user_id)} in ${this.groupName(m.group_id)}` })
-      .register(UserPermission, { listDisplay: ['user', 'permission'], str: (p) => `${this.userName(p.user_id)}: permission ${String(p.permission_id)}` })
+      .register(UserGroup, { listDisplay: ['user', 'group'], listFilter: ['group'], str: (m) => `${related(m, 'user', 'username')} in ${related(m, 'group', 'name')}` })
+      .register(UserPermission, { listDisplay: ['user', 'permission'], str: (p) => `${related(p, 'user', 'username')}: ${related(p, 'permission', 'name')}` })
       .declareModels(Permission);
-  }
-
-  // A membership's name is built from keys (str is synchronous); the list shows the names in its columns.
-  private userName(id: unknown): string {
-    return `user ${String(id)}`;
-  }
-  private groupName(id: unknown): string {
-    return `group ${String(id)}`;
   }
 
   /** The registered models, in registration order. */

@@ -155,6 +155,26 @@ export class AdminModelView extends AdminView {
     return admin.hasPermission(req.user as User, action, knownPermissions(req));
   }
 
+  /**
+   * Attaches each foreign key's row under the field's name (the row
+   * convention: `row.author = {…}` or `null`), one query per field, so a
+   * `str` may name a row by its relations.
+   */
+  protected async withRelated(db: AnyDb, model: AnyModel, rows: Row[]): Promise<Row[]> {
+    for (const [name, f] of Object.entries(model.fields)) {
+      if (!(f instanceof RelationField)) continue;
+      const column = f.columnName(name);
+      const ids = [...new Set(rows.map((r) => r[column]).filter((v) => v !== null && v !== undefined))];
+      const key = f.targetModel()?.primaryKey ?? 'id';
+      const found = new Map<string, Row>();
+      if (ids.length) {
+        for (const t of (await db.selectFrom(f.targetTable(model.tableName)).selectAll().where(sql.ref(key), 'in', ids).execute()) as Row[]) found.set(String(t[key]), t);
+      }
+      for (const r of rows) if (r[name] === undefined) r[name] = r[column] === null || r[column] === undefined ? null : (found.get(String(r[column])) ?? null);
+    }
+    return rows;
+  }
+
   /** The row of the URL's primary key, or a 404 page. */
   protected async object(req: ApiRequest): Promise<Row> {
     const model = this.modelAdmin.model;
@@ -168,7 +188,7 @@ export class AdminModelView extends AdminView {
       if (!isDatabaseInputError(err)) throw err;
     }
     if (!row) throw new NotFound(`${capfirst(model.verboseName)} with ID “${text}” doesn’t exist. Perhaps it was deleted?`);
-    return row as Row;
+    return (await this.withRelated(this.db(req), model, [row as Row]))[0]!;
   }
 
   /** Home › Catalogue › Books › … */
@@ -272,7 +292,7 @@ export class AdminChangeListView extends AdminModelView {
     }
     // A total order (Django adds the primary key), so pages never repeat or skip a row.
     if (!ordering.some((o) => o.replace(/^-/, '') === model.primaryKey)) q = q.orderBy(sql.ref(model.primaryKey), 'desc');
-    const rows = (await q.limit(admin.listPerPage).offset((page - 1) * admin.listPerPage).execute()) as Row[];
+    const rows = await this.withRelated(db, model, (await q.limit(admin.listPerPage).offset((page - 1) * admin.listPerPage).execute()) as Row[]);
 
     const display = admin.options.listDisplay ?? [];
     const fieldColumns = display.filter((e): e is string => typeof e === 'string');
@@ -569,16 +589,16 @@ export class AdminChangeFormView extends AdminModelView {
         .execute(async (trx) => {
           const result = await writeAdminForm(trx, admin, instance, valid, req);
           if (!result.ok) throw new FormRejected(result.errors);
-          const row = result.saved.row;
+          const [row] = await this.withRelated(trx, model, [{ ...result.saved.row }]);
           await logAction(trx, {
             userId: Number(req.user.pk),
             contentType: model.tableName,
-            objectId: String(row[model.primaryKey]),
-            objectRepr: admin.repr(row),
+            objectId: String(row![model.primaryKey]),
+            objectRepr: admin.repr(row!),
             actionFlag: instance ? CHANGE : ADDITION,
             changeMessage: changeMessageJson(instance ? CHANGE : ADDITION, result.saved.changed),
           });
-          return row;
+          return row!;
         });
     } catch (err) {
       if (err instanceof FormRejected) return this.formPage(req, instance, form, err.errors, []);
@@ -799,7 +819,7 @@ export class AdminDeleteView extends AdminModelView {
           for (const [fname, f] of Object.entries(other.fields)) {
             if (!(f instanceof RelationField) || f.targetTable(other.tableName) !== model.tableName) continue;
             const key = f.targetModel()?.primaryKey ?? model.primaryKey;
-            const refs = (await db.selectFrom(other.tableName).selectAll().where(sql.ref(f.columnName(fname)), '=', r[key]).orderBy(sql.ref(other.primaryKey)).limit(1000).execute()) as Row[];
+            const refs = await this.withRelated(db, other, (await db.selectFrom(other.tableName).selectAll().where(sql.ref(f.columnName(fname)), '=', r[key]).orderBy(sql.ref(other.primaryKey)).limit(1000).execute()) as Row[]);
             for (const ref of refs) {
               if (seen.has(`${other.tableName}:${String(ref[other.primaryKey])}`)) continue;
               if (f.onDelete === 'cascade') children.push(await visit(other, ref, depth + 1));

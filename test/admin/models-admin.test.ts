@@ -225,7 +225,9 @@ describe.each(testDatabases())('admin of models on $name', ({ open }) => {
     const membership = await post(root, '/admin/trestle/usergroup/add/', { user: String(clerkId), group: String(groupId), _save: '' });
     expect(membership.statusCode).toBe(302);
     const memberships = await get(root, '/admin/trestle/usergroup/');
+    expect(memberships.body).toContain('<p class="success" role="status">The group membership “clerk in editors” was added successfully.</p>');
     expect(memberships.body).toContain('<td data-label="Group">editors</td>');
+    expect((await logRows()).at(-1)).toMatchObject({ content_type: 'trestle_user_groups', object_repr: 'clerk in editors', action_flag: 1 });
 
     const clerk = await login('clerk');
     const index = await get(clerk, '/admin/');
