@@ -60,7 +60,12 @@ function site(): AdminSite {
       hasPermission: (user, action) => user.isSuperuser || (user.username === 'viewer' && action === 'view'),
     })
     .register(Tag, { str: (t) => t.name })
-    .register(Review, { listDisplay: ['book', 'stars'], str: (r) => `${r.stars} stars` })
+    .register(Review, {
+      listDisplay: ['book', 'stars', function star_bar(r) { return '*'.repeat(r.stars); }],
+      sortableBy: ['stars'],
+      fields: ['stars', 'book'],
+      str: (r) => `${r.stars} stars`,
+    })
     .declareModels(Loan)
     .registerPermissions();
 }
@@ -344,6 +349,22 @@ describe.each(testDatabases())('admin of models on $name', ({ open }) => {
     expect(unknown.statusCode).toBe(200);
     expect(titles(unknown.body)[0]).toBe('Book 00');
     expect(unknown.body).not.toContain('aria-sort');
+  });
+
+  it('fields orders the form; sortableBy limits the sorting headers; a function column is named after the function', async () => {
+    const dune = await db.selectFrom('shop_book').select('id').where('title', '=', 'Dune').executeTakeFirstOrThrow();
+    await db.insertInto('shop_review').values([{ book_id: dune['id'], stars: 5 }, { book_id: dune['id'], stars: 2 }]).execute();
+    const form = await get(root, '/admin/shop/review/add/');
+    expect(form.statusCode).toBe(200);
+    expect(form.body.indexOf('id="field-stars"')).toBeLessThan(form.body.indexOf('id="field-book"'));
+    const list = await get(root, '/admin/shop/review/?o=-stars');
+    expect(list.statusCode).toBe(200);
+    expect(list.body).toContain('<thead><tr><th scope="col">Book</th><th scope="col" aria-sort="descending"><a href="/admin/shop/review/?o=stars">Stars ▼</a></th><th scope="col">Star bar</th></tr></thead>');
+    expect(list.body).toMatch(/<th scope="row" data-label="Book"><a href="\/admin\/shop\/review\/\d+\/change\/">Dune<\/a><\/th><td data-label="Stars">5<\/td><td data-label="Star bar">\*\*\*\*\*<\/td>/);
+    expect([...list.body.matchAll(/<td data-label="Stars">(\d)<\/td>/g)].map((m) => m[1])).toEqual(['5', '2']);
+    // `book` is listed but not sortable: ?o=book is ignored.
+    expect((await get(root, '/admin/shop/review/?o=book')).body).not.toContain('aria-sort');
+    await db.deleteFrom('shop_review').where('book_id', '=', dune['id'] as number).execute();
   });
 
   it('adds a row: field errors inline with the serializer messages and nothing written, then fixed; the history records it', async () => {
