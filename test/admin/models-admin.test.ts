@@ -32,6 +32,17 @@ const Review = model('shop_review', {
   book: field.foreignKey(() => Book, { onDelete: 'cascade', relatedName: 'reviews' }),
   stars: field.integer(),
 });
+/** One field of each remaining kind, for the widgets and their values on both databases. */
+const Event = model('shop_event', {
+  starts: field.datetime(),
+  at: field.time({ null: true }),
+  ref: field.uuid({ null: true }),
+  confirmed: field.boolean({ null: true }),
+  data: field.json({ null: true }),
+  weight: field.float({ null: true }),
+  site: field.url({ blank: true, default: '' }),
+  slug: field.slug({ blank: true, default: '' }),
+});
 /** Not registered, only declared: a loan protects its book. */
 const Loan = model('shop_loan', {
   book: field.foreignKey(() => Book, { onDelete: 'protect' }),
@@ -39,7 +50,7 @@ const Loan = model('shop_loan', {
 });
 
 const initial = migration({
-  operations: [Author, Tag, Book, Review, Loan].map((m) => createModel(m.tableName, { ...m.fields }, m.meta)),
+  operations: [Author, Tag, Book, Review, Loan, Event].map((m) => createModel(m.tableName, { ...m.fields }, m.meta)),
 });
 
 const PASSWORD = 'correct horse battery staple';
@@ -66,6 +77,7 @@ function site(): AdminSite {
       fields: ['stars', 'book'],
       str: (r) => `${r.stars} stars`,
     })
+    .register(Event, { listDisplay: ['starts', 'confirmed'], listFilter: ['starts', 'confirmed'] })
     .declareModels(Loan)
     .registerPermissions();
 }
@@ -365,6 +377,52 @@ describe.each(testDatabases())('admin of models on $name', ({ open }) => {
     // `book` is listed but not sortable: ?o=book is ignored.
     expect((await get(root, '/admin/shop/review/?o=book')).body).not.toContain('aria-sort');
     await db.deleteFrom('shop_review').where('book_id', '=', dune['id'] as number).execute();
+  });
+
+  it('every kind of field: its widget, its value read back on the form, and its messages', async () => {
+    const form = await get(root, '/admin/shop/event/add/');
+    expect(form.body).toContain('<input type="datetime-local" name="starts" id="id_starts" value="" step="1" required>');
+    expect(form.body).toContain('<input type="time" name="at" id="id_at" value="" step="1">');
+    expect(form.body).toContain('<select name="confirmed" id="id_confirmed"><option value="" selected>---------</option><option value="true">Yes</option><option value="false">No</option></select>');
+    expect(form.body).toContain('<textarea name="data" id="id_data" rows="6"></textarea>');
+    expect(form.body).toContain('<input type="number" name="weight" id="id_weight" value="" step="any">');
+    expect(form.body).toContain('<input type="url" name="site" id="id_site" value="" maxlength="200">');
+    const bad = await post(root, '/admin/shop/event/add/', { starts: 'soon', at: '25:99', ref: 'nope', confirmed: '', data: '{oops', weight: 'heavy', site: 'not a url', slug: 'no spaces', _save: '' });
+    expect(bad.statusCode).toBe(200);
+    const errors = Object.fromEntries([...bad.body.matchAll(/<ul class="field-errors errorlist" id="id_(\w+)_errors"><li>([^<]+)<\/li>/g)].map((m) => [m[1], m[2]]));
+    expect(errors).toEqual({
+      starts: 'Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].',
+      at: 'Time has wrong format. Use one of these formats instead: hh:mm[:ss[.uuuuuu]].',
+      ref: 'Must be a valid UUID.',
+      data: 'Value must be valid JSON.',
+      weight: 'A valid number is required.',
+      site: 'Enter a valid URL.',
+      slug: 'Enter a valid &quot;slug&quot; consisting of letters, numbers, underscores or hyphens.',
+    });
+    const good = await post(root, '/admin/shop/event/add/', {
+      starts: '2024-05-01T10:30:15',
+      at: '09:15:00',
+      ref: '12345678-1234-5678-1234-567812345678',
+      confirmed: 'false',
+      data: '{"seats": [1, 2]}',
+      weight: '1.5',
+      site: 'https://example.com/',
+      slug: 'may-day',
+      _continue: '',
+    });
+    expect(good.statusCode).toBe(302);
+    const page = await get(root, good.headers['location'] as string);
+    expect(page.body).toContain('<input type="datetime-local" name="starts" id="id_starts" value="2024-05-01T10:30:15" step="1" required>');
+    expect(page.body).toContain('<input type="time" name="at" id="id_at" value="09:15:00" step="1">');
+    expect(page.body).toContain('value="12345678-1234-5678-1234-567812345678"');
+    expect(page.body).toContain('<option value="false" selected>No</option>');
+    expect(page.body).toMatch(/<textarea name="data" id="id_data" rows="6">\{&quot;seats&quot;: ?\[1, ?2\]\}<\/textarea>/);
+    expect(page.body).toContain('<input type="number" name="weight" id="id_weight" value="1.5" step="any">');
+    const list = await get(root, '/admin/shop/event/?starts__year=2024&starts__month=5&confirmed__exact=0');
+    expect(list.statusCode).toBe(200);
+    expect(list.body).toContain('<td data-label="Confirmed">No</td>');
+    expect(list.body).toMatch(/<a href="\/admin\/shop\/event\/\d+\/change\/">2024-05-01 10:30:15<\/a>/);
+    expect((await get(root, '/admin/shop/event/?starts__year=2024&starts__month=6')).body).toContain('0 events</p>');
   });
 
   it('adds a row: field errors inline with the serializer messages and nothing written, then fixed; the history records it', async () => {
