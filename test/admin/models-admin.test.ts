@@ -615,3 +615,20 @@ describe.each(testDatabases())('admin of models on $name', ({ open }) => {
     expect(anonymous.headers['location']).toBe('/admin/login/?next=%2Fadmin%2Fshop%2Fbook%2F');
   });
 });
+
+describe('admin registration', () => {
+  it('refuses options that name no field, a field a list cannot show, filter or search, and a model registered twice', () => {
+    expect(() => new AdminSite().register(Book, { listDisplay: ['nope'] })).toThrow('Admin for shop_book: listDisplay names "nope", which is not a field.');
+    expect(() => new AdminSite().register(Book, { listDisplay: ['tags'] })).toThrow('Admin for shop_book: listDisplay names "tags", a manyToMany field; show it with a computed column.');
+    expect(() => new AdminSite().register(Book, { listFilter: ['title'] })).toThrow('Admin for shop_book: listFilter "title" must be a boolean, a field with choices, a foreign key or a date.');
+    expect(() => new AdminSite().register(Book, { searchFields: ['title__name'] })).toThrow('Admin for shop_book: searchFields "title__name" follows "title", which is not a relation.');
+    expect(() => new AdminSite().register(Book, { ordering: ['-tags'] })).toThrow('Admin for shop_book: "tags" is a manyToMany field and cannot sort.');
+    expect(() => new AdminSite().register(Book, { listPerPage: 0 })).toThrow('Admin for shop_book: listPerPage must be a positive integer.');
+    expect(() => new AdminSite().register(Book).register(Book)).toThrow('The model shop_book is already registered with the admin.');
+    const site = new AdminSite().register(Book).register(Author);
+    expect(site.registry.map((a) => [a.appLabel, a.modelName, a.routeName('changelist')])).toEqual([
+      ['shop', 'book', 'shop_book_changelist'],
+      ['shop', 'author', 'shop_author_changelist'],
+    ]);
+  });
+});
