@@ -116,6 +116,11 @@ export class MultiValueFormParser extends FormParser {
   }
 }
 
+/** The nested list of a delete's rows, linked where the user may change them. */
+function deletedList(nodes: readonly DeletedNode[]): SafeHtml {
+  return html`<ul>${nodes.map((n) => html`<li>${n.url ? html`<a href="${n.url}">${n.label}</a>` : n.label}${n.children.length ? deletedList(n.children) : ''}</li>`)}</ul>`;
+}
+
 /** One row a delete would remove or that blocks it, with what it contains. */
 interface DeletedNode {
   readonly label: string;
@@ -230,6 +235,68 @@ export class AdminModelView extends AdminView {
     return names;
   }
 
+
+  protected node(req: ApiRequest, model: AnyModel, row: Row, children: DeletedNode[] = []): DeletedNode {
+    const admin = this.modelAdmin.site.adminFor(model.tableName);
+    const name = this.modelAdmin.site.reprOf(model.tableName, row) ?? `${model.objectName} object (${String(row[model.primaryKey])})`;
+    const url = admin && this.can(req, admin, 'change') ? this.modelUrl(req, admin, 'change', row[model.primaryKey]) : null;
+    return { label: `${capfirst(model.verboseName)}: ${name}`, url, children };
+  }
+
+  /** What deleting `rows` removes (a tree each), and the rows that protect it (Django's `get_deleted_objects`). */
+  protected async collect(req: ApiRequest, rows: readonly Row[]): Promise<{ trees: DeletedNode[]; protectedRows: DeletedNode[]; counts: Map<string, number> }> {
+    const db = this.db(req);
+    const models = this.modelAdmin.site.models;
+    const protectedRows: DeletedNode[] = [];
+    const counts = new Map<string, number>();
+    const seen = new Set<string>();
+    const visit = async (model: AnyModel, r: Row, depth: number): Promise<DeletedNode> => {
+      seen.add(`${model.tableName}:${String(r[model.primaryKey])}`);
+      counts.set(capfirst(model.verboseNamePlural), (counts.get(capfirst(model.verboseNamePlural)) ?? 0) + 1);
+      const children: DeletedNode[] = [];
+      // The pairs of automatic many-to-many join tables on either side (Django's `Book_tags` rows).
+      for (const other of models) {
+        for (const [fname, f] of Object.entries(other.fields)) {
+          if (!(f instanceof ManyToManyField) || !f.autoCreated) continue;
+          const sides: string[] = [];
+          if (other.tableName === model.tableName) sides.push(f.sourceColumn(other.tableName));
+          if (f.targetTable(other.tableName) === model.tableName) sides.push(f.targetColumn(other.tableName));
+          if (sides.length === 0) continue;
+          const source = other.modelName;
+          const target = (f.targetModel() as AnyModel | null)?.modelName ?? f.targetTable(other.tableName);
+          const label = `${capfirst(source)}-${target} relationship`;
+          const join = f.throughTable(other.tableName);
+          for (const column of new Set(sides)) {
+            const pairs = (await db.selectFrom(join).select('id').where(sql.ref(column), '=', r[model.primaryKey]).orderBy('id').limit(1000).execute()) as Row[];
+            for (const pair of pairs) {
+              if (seen.has(`${join}:${String(pair['id'])}`)) continue;
+              seen.add(`${join}:${String(pair['id'])}`);
+              counts.set(`${label}s`, (counts.get(`${label}s`) ?? 0) + 1);
+              children.push({ label: `${label}: ${other.objectName}_${fname} object (${String(pair['id'])})`, url: null, children: [] });
+            }
+          }
+        }
+      }
+      if (depth < 10) {
+        for (const other of models) {
+          for (const [fname, f] of Object.entries(other.fields)) {
+            if (!(f instanceof RelationField) || f.targetTable(other.tableName) !== model.tableName) continue;
+            const key = f.targetModel()?.primaryKey ?? model.primaryKey;
+            const refs = await this.withRelated(db, other, (await db.selectFrom(other.tableName).selectAll().where(sql.ref(f.columnName(fname)), '=', r[key]).orderBy(sql.ref(other.primaryKey)).limit(1000).execute()) as Row[]);
+            for (const ref of refs) {
+              if (seen.has(`${other.tableName}:${String(ref[other.primaryKey])}`)) continue;
+              if (f.onDelete === 'cascade') children.push(await visit(other, ref, depth + 1));
+              else if (f.onDelete === 'protect' || f.onDelete === 'restrict') protectedRows.push(this.node(req, other, ref));
+            }
+          }
+        }
+      }
+      return this.node(req, model, r, children);
+    };
+    const trees: DeletedNode[] = [];
+    for (const row of rows) trees.push(await visit(this.modelAdmin.model, row, 0));
+    return { trees, protectedRows, counts };
+  }
 }
 
 interface FilterOption {
@@ -256,6 +323,74 @@ export class AdminChangeListView extends AdminModelView {
       if (isDatabaseInputError(err)) throw new IncorrectLookupParameters('Incorrect lookup parameters: a value does not fit its column.');
       throw err;
     }
+  }
+
+  /**
+   * `POST` with `action=delete_selected` and `_selected_action` (each row's
+   * key): Django's "Delete selected …" — a confirmation listing what the
+   * cascade removes, then (with `post=yes`) every row deleted and logged in
+   * one transaction, or refused (409) when a row is protected.
+   */
+  async post(req: ApiRequest): Promise<AdminPage | Response> {
+    const denied = await this.allow(req, 'delete');
+    if (denied) return denied;
+    const admin = this.modelAdmin;
+    const model = admin.model;
+    const base = this.modelUrl(req, admin, 'changelist');
+    const data = (req.data ?? {}) as Record<string, unknown>;
+    if (data['action'] !== 'delete_selected') {
+      await flash(req, { level: 'info', text: 'No action selected.' });
+      return redirect(base);
+    }
+    const raw = data['_selected_action'];
+    const keys = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).map((k) => keyValue(model, String(k))).filter((k) => k !== undefined);
+    const rows = keys.length
+      ? await this.withRelated(this.db(req), model, (await this.db(req).selectFrom(model.tableName).selectAll().where(sql.ref(model.primaryKey), 'in', keys).orderBy(sql.ref(model.primaryKey)).execute()) as Row[])
+      : [];
+    if (rows.length === 0) {
+      await flash(req, { level: 'info', text: 'Items must be selected in order to perform actions on them. No items have been changed.' });
+      return redirect(base);
+    }
+    const { trees, protectedRows, counts } = await this.collect(req, rows);
+    const plural = rows.length === 1 ? model.verboseName : model.verboseNamePlural;
+    if (protectedRows.length === 0 && data['post'] === 'yes') {
+      await this.db(req)
+        .transaction()
+        .execute(async (trx) => {
+          for (const row of rows) {
+            await logAction(trx, { userId: Number(req.user.pk), contentType: model.tableName, objectId: String(row[model.primaryKey]), objectRepr: admin.repr(row), actionFlag: DELETION, changeMessage: '' });
+          }
+          await trx.deleteFrom(model.tableName).where(sql.ref(model.primaryKey), 'in', rows.map((r) => r[model.primaryKey])).execute();
+        });
+      await flash(req, { level: 'success', text: `Successfully deleted ${rows.length} ${plural}.` });
+      return redirect(base);
+    }
+    const title = protectedRows.length ? `Cannot delete ${plural}` : 'Are you sure?';
+    const body = protectedRows.length
+      ? html`<div class="panel confirm" id="delete-confirmation">
+<h1>${title}</h1>
+<p>Deleting the selected ${plural} would require deleting the following protected related objects:</p>
+<div id="protected-objects">${deletedList(protectedRows)}</div>
+<p><a class="btn" href="${base}">Back</a></p>
+</div>`
+      : html`<div class="panel confirm" id="delete-confirmation">
+<h1>${title}</h1>
+<p>Are you sure you want to delete the selected ${plural}? All of the following objects and their related items will be deleted:</p>
+<h2>Summary</h2>
+<ul id="deleted-summary">${[...counts.entries()].map(([label, n]) => html`<li>${label}: ${n}</li>`)}</ul>
+<h2>Objects</h2>
+<div id="deleted-objects">${deletedList(trees)}</div>
+<form method="post" action="${base}">
+${this.csrfField(req)}
+${rows.map((r) => html`<input type="hidden" name="_selected_action" value="${String(r[model.primaryKey])}">`)}
+<input type="hidden" name="action" value="delete_selected">
+<input type="hidden" name="post" value="yes">
+<div class="form-actions"><button type="submit" class="btn btn-danger">Yes, I’m sure</button>
+<a class="btn" href="${base}">No, take me back</a></div>
+</form>
+</div>`;
+    const page = this.page(req, title, body, [], [...this.trail(req).slice(0, 2), { name: 'Delete multiple objects', url: base }]);
+    return protectedRows.length && data['post'] === 'yes' ? new Response(page, { status: 409 }) : page;
   }
 
   private async changeList(req: ApiRequest): Promise<AdminPage> {
@@ -314,6 +449,9 @@ export class AdminChangeListView extends AdminModelView {
       return { label, sort, href: listUrl({ o: sort === 'ascending' ? `-${entry}` : entry, p: null }) };
     });
     const canChange = this.can(req, admin, 'change') || this.can(req, admin, 'view');
+    // Django's "Delete selected …" action: a checkbox per row, for users who may delete.
+    const canDelete = this.can(req, admin, 'delete') && rows.length > 0;
+    if (canDelete) headers.push({ label: 'Select', href: null, sort: null });
     const bodyRows = rows.map((row) => {
       const pk = row[model.primaryKey];
       const cells = (display.length ? display : [null]).map((entry, i) => {
@@ -322,7 +460,10 @@ export class AdminChangeListView extends AdminModelView {
         const content = i === 0 && canChange ? html`<a href="${this.modelUrl(req, admin, 'change', pk)}">${text}</a>` : text;
         return i === 0 ? html`<th scope="row" data-label="${label}">${content}</th>` : html`<td data-label="${label}">${content}</td>`;
       });
-      return html`<tr data-pk="${String(pk)}">${cells}</tr>`;
+      const select = canDelete
+        ? html`<td data-label="Select"><input type="checkbox" name="_selected_action" value="${String(pk)}" form="changelist-form" aria-label="${`Select ${admin.repr(row)}`}"></td>`
+        : '';
+      return html`<tr data-pk="${String(pk)}">${cells}${select}</tr>`;
     });
 
     const pageUrl = (n: number) => listUrl({ p: n > 1 ? String(n) : null });
@@ -351,6 +492,14 @@ ${conditions.length ? html`<span class="muted" id="result-count">${count} result
 ${canAdd ? html`<p><a class="btn btn-primary" id="add-link" href="${this.modelUrl(req, admin, 'add')}">Add ${model.verboseName}</a></p>` : ''}
 ${searchBox}
 ${filters}
+${canDelete
+  ? html`<form method="post" action="${base}" id="changelist-form" class="toolbar">
+${this.csrfField(req)}
+<label for="id_action">Action</label>
+<select name="action" id="id_action"><option value="">---------</option><option value="delete_selected">Delete selected ${model.verboseNamePlural}</option></select>
+<button type="submit" class="btn">Go</button>
+</form>`
+  : ''}
 ${listTable('result_list', capfirst(model.verboseNamePlural), headers, bodyRows)}
 <p class="paginator muted" id="paginator">${count} ${plural}</p>
 ${unsafeRaw(controls)}`;
@@ -746,7 +895,7 @@ export class AdminDeleteView extends AdminModelView {
     const admin = this.modelAdmin;
     const model = admin.model;
     const row = await this.object(req);
-    const { protectedRows } = await this.collect(req, row);
+    const { protectedRows } = await this.collect(req, [row]);
     if (protectedRows.length) return this.confirmPage(req, row, 409);
     const name = admin.repr(row);
     try {
@@ -773,72 +922,15 @@ export class AdminDeleteView extends AdminModelView {
     return redirect(this.modelUrl(req, admin, 'changelist'));
   }
 
-  private node(req: ApiRequest, model: AnyModel, row: Row, children: DeletedNode[] = []): DeletedNode {
-    const admin = this.modelAdmin.site.adminFor(model.tableName);
-    const name = this.modelAdmin.site.reprOf(model.tableName, row) ?? `${model.objectName} object (${String(row[model.primaryKey])})`;
-    const url = admin && this.can(req, admin, 'change') ? this.modelUrl(req, admin, 'change', row[model.primaryKey]) : null;
-    return { label: `${capfirst(model.verboseName)}: ${name}`, url, children };
-  }
-
-  /** What deleting `row` removes (a tree), and the rows that protect it (Django's `get_deleted_objects`). */
-  private async collect(req: ApiRequest, row: Row): Promise<{ tree: DeletedNode; protectedRows: DeletedNode[]; counts: Map<string, number> }> {
-    const db = this.db(req);
-    const models = this.modelAdmin.site.models;
-    const protectedRows: DeletedNode[] = [];
-    const counts = new Map<string, number>();
-    const seen = new Set<string>();
-    const visit = async (model: AnyModel, r: Row, depth: number): Promise<DeletedNode> => {
-      seen.add(`${model.tableName}:${String(r[model.primaryKey])}`);
-      counts.set(capfirst(model.verboseNamePlural), (counts.get(capfirst(model.verboseNamePlural)) ?? 0) + 1);
-      const children: DeletedNode[] = [];
-      // The pairs of automatic many-to-many join tables on either side (Django's `Book_tags` rows).
-      for (const other of models) {
-        for (const [fname, f] of Object.entries(other.fields)) {
-          if (!(f instanceof ManyToManyField) || !f.autoCreated) continue;
-          const sides: string[] = [];
-          if (other.tableName === model.tableName) sides.push(f.sourceColumn(other.tableName));
-          if (f.targetTable(other.tableName) === model.tableName) sides.push(f.targetColumn(other.tableName));
-          if (sides.length === 0) continue;
-          const source = other.modelName;
-          const target = (f.targetModel() as AnyModel | null)?.modelName ?? f.targetTable(other.tableName);
-          const label = `${capfirst(source)}-${target} relationship`;
-          const join = f.throughTable(other.tableName);
-          for (const column of new Set(sides)) {
-            const pairs = (await db.selectFrom(join).select('id').where(sql.ref(column), '=', r[model.primaryKey]).orderBy('id').limit(1000).execute()) as Row[];
-            for (const pair of pairs) {
-              if (seen.has(`${join}:${String(pair['id'])}`)) continue;
-              seen.add(`${join}:${String(pair['id'])}`);
-              counts.set(`${label}s`, (counts.get(`${label}s`) ?? 0) + 1);
-              children.push({ label: `${label}: ${other.objectName}_${fname} object (${String(pair['id'])})`, url: null, children: [] });
-            }
-          }
-        }
-      }
-      if (depth < 10) {
-        for (const other of models) {
-          for (const [fname, f] of Object.entries(other.fields)) {
-            if (!(f instanceof RelationField) || f.targetTable(other.tableName) !== model.tableName) continue;
-            const key = f.targetModel()?.primaryKey ?? model.primaryKey;
-            const refs = await this.withRelated(db, other, (await db.selectFrom(other.tableName).selectAll().where(sql.ref(f.columnName(fname)), '=', r[key]).orderBy(sql.ref(other.primaryKey)).limit(1000).execute()) as Row[]);
-            for (const ref of refs) {
-              if (seen.has(`${other.tableName}:${String(ref[other.primaryKey])}`)) continue;
-              if (f.onDelete === 'cascade') children.push(await visit(other, ref, depth + 1));
-              else if (f.onDelete === 'protect' || f.onDelete === 'restrict') protectedRows.push(this.node(req, other, ref));
-            }
-          }
-        }
-      }
-      return this.node(req, model, r, children);
-    };
-    const tree = await visit(this.modelAdmin.model, row, 0);
-    return { tree, protectedRows, counts };
-  }
-
   private async confirmPage(req: ApiRequest, row: Row, status: number, reason?: string): Promise<AdminPage | Response> {
     const admin = this.modelAdmin;
     const model = admin.model;
     const name = admin.repr(row);
-    const { tree, protectedRows, counts } = await this.collect(req, row);
+    const {
+      trees: [tree],
+      protectedRows,
+      counts,
+    } = await this.collect(req, [row]);
     const list = (nodes: readonly DeletedNode[]): SafeHtml =>
       html`<ul>${nodes.map((n) => html`<li>${n.url ? html`<a href="${n.url}">${n.label}</a>` : n.label}${n.children.length ? list(n.children) : ''}</li>`)}</ul>`;
     const refused = protectedRows.length > 0 || reason !== undefined;
@@ -859,7 +951,7 @@ ${protectedRows.length
 <h2>Summary</h2>
 <ul id="deleted-summary">${[...counts.entries()].map(([label, n]) => html`<li>${label}: ${n}</li>`)}</ul>
 <h2>Objects</h2>
-<div id="deleted-objects">${list([tree])}</div>
+<div id="deleted-objects">${list([tree!])}</div>
 <form method="post" action="${this.modelUrl(req, admin, 'delete', pk)}">
 ${this.csrfField(req)}
 <div class="form-actions"><button type="submit" class="btn btn-danger">Yes, I’m sure</button>
