@@ -311,6 +311,18 @@ describe.each(testDatabases())('admin of models on $name', ({ open }) => {
     expect(titles(both.body)).toEqual(['Dune']);
     const exact = await get(root, '/admin/shop/book/?q=9780441013593');
     expect(titles(exact.body)).toEqual(['Dune']);
+    // Markup in the query is text on every page that shows it.
+    const XSS = '<script>window.__xss = 1</script>';
+    for (const url of [`/admin/shop/book/?q=${encodeURIComponent(XSS)}&kind__exact=p`, `/admin/shop/book/?${encodeURIComponent(XSS)}=1`]) {
+      const res = await get(root, url);
+      expect([200, 400, 404]).toContain(res.statusCode);
+      expect(res.body).not.toContain('<script>window');
+      expect(res.body, `${url} ${res.statusCode}`).toContain('&lt;script&gt;window.__xss = 1&lt;/script&gt;');
+    }
+    const missing = await get(root, `/admin/shop/book/${encodeURIComponent('<b>bold')}/change/`);
+    expect(missing.statusCode).toBe(404);
+    expect(missing.body).not.toContain('<b>bold');
+    expect(missing.body).toContain('Book with ID “&lt;b&gt;bold” doesn’t exist.');
     const nul = await get(root, '/admin/shop/book/?q=du%00ne');
     expect(nul.statusCode).toBe(200);
     expect(titles(nul.body)).toEqual(['Dune']);
