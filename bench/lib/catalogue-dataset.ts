@@ -42,7 +42,7 @@ export async function ensureCatalogueSqlite(log: (line: string) => void): Promis
     log(`building ${file} (the example's catalogue, once)…`);
     const database = await openDatabase(`sqlite:${tmp}`);
     try {
-      await load(database);
+      await loadCatalogue(database);
       await sql`pragma wal_checkpoint(truncate)`.execute(database.db);
     } finally {
       await database.close();
@@ -77,7 +77,7 @@ export async function ensureCataloguePg(baseUrl: string, log: (line: string) => 
   if (!present) {
     const database = await openDatabase(url);
     try {
-      await load(database);
+      await loadCatalogue(database);
     } finally {
       await database.close();
     }
@@ -86,8 +86,8 @@ export async function ensureCataloguePg(baseUrl: string, log: (line: string) => 
   return url;
 }
 
-/** The example project's migrations and seed, then the bench user with its fixed token. */
-async function load(database: Database): Promise<void> {
+/** The example project's migrations and seed, then the bench user with its fixed token (the equivalence test loads a fresh schema with it). */
+export async function loadCatalogue(database: Database): Promise<void> {
   const { config } = await loadProject(REPO_DIR, undefined, {});
   await migrate(database, config.migrations ?? {});
   const users = new KyselyUserStore(database.db);

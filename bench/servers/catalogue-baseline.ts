@@ -66,8 +66,13 @@ const BOOK_INPUT_SCHEMA = {
   },
 } as const;
 
-/** Python's `datetime.isoformat()` in UTC as DRF writes it: microseconds only when there are some. */
-function drfDateTime(stored: string): string {
+/**
+ * Python's `datetime.isoformat()` in UTC as DRF writes it: microseconds only
+ * when there are some. SQLite keeps the text `toISOString` wrote;
+ * node-postgres gives a `timestamptz` as a `Date`.
+ */
+function drfDateTime(value: string | Date): string {
+  const stored = typeof value === 'string' ? value : value.toISOString();
   const dot = stored.indexOf('.', 19);
   if (dot !== 19) return stored.endsWith('Z') ? stored : `${stored.slice(0, 19)}Z`;
   const fraction = stored.slice(20, stored.length - 1);

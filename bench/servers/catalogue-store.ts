@@ -15,7 +15,8 @@ export interface BookRow {
   author_id: number;
   year: number;
   isbn: string;
-  created: string;
+  /** Text on SQLite, a `Date` from PostgreSQL's `timestamptz`. */
+  created: string | Date;
 }
 
 /** A book list query: which filters apply (the values go separately), and the ORDER BY. */
@@ -35,7 +36,7 @@ export interface CatalogueStore {
   books(query: BookQuery, values: unknown[], limit: number, offset: number): MaybePromise<BookRow[]>;
   book(id: number): MaybePromise<BookRow | undefined>;
   authorExists(id: number): MaybePromise<boolean>;
-  insertBook(row: Omit<BookRow, 'id'>): MaybePromise<BookRow>;
+  insertBook(row: Omit<BookRow, 'id'> & { created: string }): MaybePromise<BookRow>;
   close(): Promise<void>;
 }
 

@@ -6,39 +6,49 @@ import type { FastifyInstance } from 'fastify';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { buildExampleApp } from '../../bench/servers/example-app.js';
 import { buildCatalogueBaseline } from '../../bench/servers/catalogue-baseline.js';
-import { sqliteCatalogue, type CatalogueStore } from '../../bench/servers/catalogue-store.js';
-import { ensureCatalogueSqlite } from '../../bench/lib/catalogue-dataset.js';
+import { pgCatalogue, sqliteCatalogue, type CatalogueStore } from '../../bench/servers/catalogue-store.js';
+import { ensureCatalogueSqlite, loadCatalogue } from '../../bench/lib/catalogue-dataset.js';
 import { AUTH_HEADERS, CATALOGUE_WORKLOADS, W8_BOOK } from '../../bench/lib/workloads.js';
+import { freshPgUrl } from '../helpers/databases.js';
+import { pgAvailable, requirePgInCi } from '../helpers/pg.js';
+
+requirePgInCi();
 
 // W7 and W8 compare speed only if the hand-written catalogue does the example's
 // work: the same status, the same bytes, the same links and headers that matter.
 const HOST = '127.0.0.1:8123';
 
-let dir: string;
-let database: Database;
-let example: FastifyInstance;
-let store: CatalogueStore;
-let baseline: FastifyInstance;
-
-beforeAll(async () => {
-  // A copy: the POSTs below must not grow the cached dataset.
-  const cached = await ensureCatalogueSqlite(() => {});
-  dir = mkdtempSync(join(tmpdir(), 'trestle-catalogue-'));
-  const file = join(dir, 'catalogue.sqlite3');
-  copyFileSync(cached, file);
-  database = await openDatabase(`sqlite:${file}`);
-  example = await buildExampleApp(database);
-  store = sqliteCatalogue(file);
-  baseline = buildCatalogueBaseline(store);
-}, 120_000);
-
-afterAll(async () => {
-  await example?.close();
-  await database?.close();
-  await baseline?.close();
-  await store?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+const stores: { name: string; url: () => Promise<{ url: string; cleanup: () => void }>; store: (url: string) => CatalogueStore }[] = [
+  {
+    name: 'sqlite',
+    // A copy: the POSTs below must not grow the cached dataset.
+    url: async () => {
+      const cached = await ensureCatalogueSqlite(() => {});
+      const dir = mkdtempSync(join(tmpdir(), 'trestle-catalogue-'));
+      copyFileSync(cached, join(dir, 'catalogue.sqlite3'));
+      return { url: `sqlite:${join(dir, 'catalogue.sqlite3')}`, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+    },
+    store: (url) => sqliteCatalogue(url.slice('sqlite:'.length)),
+  },
+  ...(pgAvailable()
+    ? [
+        {
+          name: 'postgres',
+          url: async () => {
+            const { url } = await freshPgUrl();
+            const database = await openDatabase(url);
+            try {
+              await loadCatalogue(database);
+            } finally {
+              await database.close();
+            }
+            return { url, cleanup: () => {} };
+          },
+          store: (url: string) => pgCatalogue(url),
+        },
+      ]
+    : []),
+];
 
 interface Answer {
   status: number;
@@ -76,7 +86,30 @@ const reads: { name: string; url: string; auth: boolean; headers?: Record<string
   { name: 'a bad token', url: '/api/books/?page=2', auth: false, headers: { authorization: 'Token nope' } },
 ];
 
-describe('the catalogue baseline answers as the example does', () => {
+describe.each(stores)('the catalogue baseline answers as the example does on $name', ({ url: makeUrl, store: makeStore }) => {
+  let cleanup: () => void = () => {};
+  let database: Database;
+  let example: FastifyInstance;
+  let store: CatalogueStore;
+  let baseline: FastifyInstance;
+
+  beforeAll(async () => {
+    const made = await makeUrl();
+    cleanup = made.cleanup;
+    database = await openDatabase(made.url);
+    example = await buildExampleApp(database);
+    store = makeStore(made.url);
+    baseline = buildCatalogueBaseline(store);
+  }, 120_000);
+
+  afterAll(async () => {
+    await example?.close();
+    await database?.close();
+    await baseline?.close();
+    await store?.close();
+    cleanup();
+  });
+
   it.each(reads)('$name: same status, bytes and headers', async ({ url, auth, headers }) => {
     const sent = { ...(auth ? AUTH_HEADERS : {}), ...(headers ?? {}) };
     const a = await ask(example, 'GET', url, sent);
