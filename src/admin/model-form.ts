@@ -123,7 +123,7 @@ export async function relatedKeys(db: AnyDb, model: AnyModel, f: ManyToManyField
   return rows.map((r: Record<string, unknown>) => String(r['k']));
 }
 
-/** What `saveAdminForm` did, for the history. */
+/** What `writeAdminForm` did, for the history. */
 export interface AdminSaved {
   readonly row: Row;
   /** The labels of the fields a change changed (Django's change message). */
