@@ -6,6 +6,7 @@ import type { RendererClass } from '../renderers/base.js';
 import type { ThrottleClass } from '../throttling/base.js';
 import type { User } from '../users/user.js';
 import { APIView } from '../views/api-view.js';
+import { ADDITION, CHANGE, DELETION, changeMessageJson, logAction as writeLogEntry } from './log-entry.js';
 import { Response } from '../response.js';
 import { FormParser } from '../parsers/form.js';
 import { AllowAny } from '../permissions.js';
@@ -172,6 +173,26 @@ export class AdminView extends APIView {
       if (typeof first === 'string') out[k] = first;
     }
     return out;
+  }
+
+  /**
+   * Writes Django's history row of a change made through the admin
+   * (`trestle_admin_log`; skipped when the app has no database):
+   * `fields` are the labels a change changed.
+   */
+  protected async history(
+    req: ApiRequest,
+    entry: { contentType: string; objectId: string | number; objectRepr: string; flag: typeof ADDITION | typeof CHANGE | typeof DELETION; fields?: readonly string[] },
+  ): Promise<void> {
+    if (!req.app.services.has('db')) return;
+    await writeLogEntry(req.app.services.get('db'), {
+      userId: Number(req.user.pk),
+      contentType: entry.contentType,
+      objectId: String(entry.objectId),
+      objectRepr: entry.objectRepr,
+      actionFlag: entry.flag,
+      changeMessage: entry.flag === DELETION ? '' : changeMessageJson(entry.flag, entry.fields ?? []),
+    });
   }
 
   /** Logs an admin change with who made it: `{ actor, action, target }`. */

@@ -9,6 +9,7 @@ import { html, unsafeRaw, type SafeHtml } from '../pages/html.js';
 import { actionButton, confirmBody, keyBody, listTable, searchForm, when } from '../pages/admin-templates.js';
 import type { AdminMessage, AdminPage } from './admin-page.js';
 import { AdminView, redirect } from './admin-view.js';
+import { ADDITION, CHANGE, DELETION } from './log-entry.js';
 
 const SHOWN: Readonly<Record<'created' | 'regenerated', string>> = {
   created: 'A token was created for “{user}”.',
@@ -43,6 +44,11 @@ function isPending(value: unknown): value is PendingKey {
  * key); the first GET takes it out, so a reload shows nothing new and
  * never repeats the action.
  */
+/** A token's name in the history: never its key (DRF's `Token.__str__` is the key). */
+function tokenName(username: string, name: string): string {
+  return `Token of ${username}${name ? ` (${name})` : ''}`;
+}
+
 abstract class TokenAdminView extends AdminView {
   protected async keyMade(req: ApiRequest, user: UserRecord, token: { id: number; name: string }, what: keyof typeof SHOWN): Promise<Response> {
     await updateSession(req, (data) => {
@@ -55,6 +61,7 @@ abstract class TokenAdminView extends AdminView {
     const { token, created } = await req.app.services.get('tokens').getOrCreate(user);
     if (!created) return redirect(`${this.url(req, 'tokens')}?done=exists&user=${user.pk}`);
     this.logAction(req, 'token.create', { userId: user.pk, username: user.username, tokenId: token.id });
+    await this.history(req, { contentType: 'trestle_token', objectId: token.id, objectRepr: tokenName(user.username, token.name), flag: ADDITION });
     return this.keyMade(req, user, token, 'created');
   }
 }
@@ -213,11 +220,14 @@ export class AdminTokenView extends TokenAdminView {
       case 'regenerate': {
         const token = await tokens.regenerate(user, name);
         this.logAction(req, 'token.regenerate', { userId: user.pk, username: user.username, tokenId: token.id, name });
+        await this.history(req, { contentType: 'trestle_token', objectId: token.id, objectRepr: tokenName(user.username, name), flag: CHANGE, fields: ['Key'] });
         return this.keyMade(req, user, token, 'regenerated');
       }
       case 'delete': {
+        const existing = await tokens.get(user, name);
         const deleted = await tokens.revoke(user, name);
         if (deleted) this.logAction(req, 'token.delete', { userId: user.pk, username: user.username, name });
+        if (deleted && existing) await this.history(req, { contentType: 'trestle_token', objectId: existing.id, objectRepr: tokenName(user.username, name), flag: DELETION });
         return redirect(`${this.url(req, 'tokens')}?done=deleted&user=${user.pk}`);
       }
       default:

@@ -8,6 +8,7 @@ import { html, unsafeRaw, type SafeHtml } from '../pages/html.js';
 import { actionButton, confirmBody, listTable, searchForm, when } from '../pages/admin-templates.js';
 import type { AdminMessage, AdminPage } from './admin-page.js';
 import { AdminView, redirect } from './admin-view.js';
+import { ADDITION, CHANGE } from './log-entry.js';
 import { validatePassword } from '../users/password-validation.js';
 
 /** What a user action did, for the message after the redirect (never free text from the URL). */
@@ -59,6 +60,7 @@ export class AdminUsersView extends AdminView {
         isStaff: f['is_staff'] === 'on',
       });
       this.logAction(req, 'user.create', { id: user.pk, username: user.username, isStaff: user.isStaff });
+      await this.history(req, { contentType: 'trestle_user', objectId: user.pk, objectRepr: user.username, flag: ADDITION });
       return redirect(`${this.url(req, 'users')}?done=created&user=${user.pk}`);
     } catch (err) {
       if (err instanceof DuplicateUsername || err instanceof InvalidUserData) {
@@ -171,6 +173,8 @@ export class AdminUserView extends AdminView {
       throw err;
     }
     this.logAction(req, `user.${action}`, { id: user.pk, username: user.username });
+    // Django's labels of is_active and is_staff.
+    await this.history(req, { contentType: 'trestle_user', objectId: user.pk, objectRepr: user.username, flag: CHANGE, fields: [update.isActive !== undefined ? 'Active' : 'Staff status'] });
     return redirect(`${this.url(req, 'users')}?done=${action}&user=${user.pk}`);
   }
 }

@@ -138,6 +138,9 @@ describe('admin users', () => {
     expect(search.body).toContain('1 user matching “&lt;script&gt;”.');
     expect(search.body).toContain('value="&lt;script&gt;"');
     expect(logs).toContainEqual(expect.objectContaining({ actor: 'admin', action: 'user.create', target: expect.objectContaining({ username: XSS }) }));
+    // Django's history row, as for any model changed through the admin.
+    const created = await h.database.db.selectFrom('trestle_admin_log').selectAll().where('object_repr', '=', XSS).execute();
+    expect(created).toEqual([expect.objectContaining({ user_id: h.staff.pk, content_type: 'trestle_user', action_flag: 1, change_message: '[{"added": {}}]' })]);
   });
 
   it('refuses a weak password with Django\'s validator messages and adds no user', async () => {
@@ -182,6 +185,8 @@ describe('admin users', () => {
     const after = (await h.app.trestle.services.get('users').getById(alice.pk))!;
     expect(after.isActive).toBe(false);
     expect(logs).toContainEqual(expect.objectContaining({ actor: 'admin', action: 'user.deactivate', target: { id: alice.pk, username: 'alice' } }));
+    const changes = await h.database.db.selectFrom('trestle_admin_log').select(['change_message']).where('content_type', '=', 'trestle_user').where('object_id', '=', String(alice.pk)).orderBy('id').execute();
+    expect(changes.map((c) => c.change_message)).toEqual(['[{"changed": {"fields": ["Staff status"]}}]', '[{"changed": {"fields": ["Active"]}}]']);
     await h.app.trestle.services.get('users').update(alice.pk, { isActive: true, isStaff: false });
   });
 
@@ -315,6 +320,13 @@ describe('admin tokens', () => {
     expect(gone.statusCode).toBe(403);
     expect(gone.json()).toEqual({ detail: 'Invalid token.' });
     expect(logs).toContainEqual(expect.objectContaining({ actor: 'admin', action: 'token.delete' }));
+    // The token's history never holds its key.
+    const tokenHistory = await h.database.db.selectFrom('trestle_admin_log').select(['object_repr', 'action_flag', 'change_message']).where('content_type', '=', 'trestle_token').orderBy('id').execute();
+    expect(tokenHistory).toEqual([
+      { object_repr: 'Token of alice', action_flag: 1, change_message: '[{"added": {}}]' },
+      { object_repr: 'Token of alice', action_flag: 2, change_message: '[{"changed": {"fields": ["Key"]}}]' },
+      { object_repr: 'Token of alice', action_flag: 3, change_message: '' },
+    ]);
   });
 
   it('says so for an unknown user', async () => {
