@@ -1,6 +1,6 @@
 /**
  * `npm run bench:profile -- [--server trestle|fastify|node] [--path /w1/items/?page=2]
- *   [--seconds 8] [--pg] [--catalogue] [--top 30]`
+ *   [--seconds 8] [--pg] [--catalogue] [--body JSON] [--top 30]`
  *
  * One server, one request, measured the way `npm run bench` measures it
  * (bundled, pinned to core 0, autocannon on core 1, 16 connections, a
@@ -30,6 +30,7 @@ Options:
   --path PATH     the request (default /w1/items/?page=2); /w5/ping/ is sent without a token
   --seconds N     length of the measured run (default 8)
   --pg            serve from PostgreSQL (BENCH_PG_URL) instead of SQLite
+  --body JSON     POST this JSON body to --path instead of a GET (W8: the workloads' book)
   --catalogue     W7/W8: the example project (trestle) or the hand-written catalogue (fastify) on the catalogue dataset
   --top N         functions to list (default 30)
   -h, --help      this text
@@ -42,6 +43,7 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '8' },
     pg: { type: 'boolean', default: false },
     catalogue: { type: 'boolean', default: false },
+    body: { type: 'string' },
     top: { type: 'string', default: '30' },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -109,9 +111,11 @@ async function main(): Promise<void> {
   let served = 0;
   let cpuUs = 0;
   try {
+    const auth = values.path!.startsWith('/w5/') ? {} : { ...AUTH_HEADERS };
     const request = {
       url: `http://127.0.0.1:${server.port}${values.path}`,
-      headers: values.path!.startsWith('/w5/') ? {} : { ...AUTH_HEADERS },
+      ...(values.body !== undefined ? { method: 'POST' as const, body: values.body } : {}),
+      headers: values.body !== undefined ? { ...auth, 'content-type': 'application/json' } : auth,
       connections: 16,
     };
     log(`warm-up 2 s, then ${seconds} s: ${kind} ${values.path}`);
