@@ -47,7 +47,10 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
 
   await app.listen({ host, port });
-  const base = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  // The port listened on (PORT=0 picks a free one).
+  const address = app.server.address();
+  const bound = typeof address === 'object' && address !== null ? address.port : port;
+  const base = `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;
   console.log(`
 Trestle example service on ${base}/
 
