@@ -849,18 +849,24 @@ export class AdminChangeFormView extends AdminModelView {
     const body = html`<h1>${title}</h1>
 ${instance ? html`<h2 class="muted">${admin.repr(instance)}</h2>` : ''}
 ${tools}
-<form method="post" action="${action}" id="${model.modelName}_form" class="panel" novalidate>
+${canChange
+  ? html`<form method="post" action="${action}" id="${model.modelName}_form" class="panel" novalidate>
 ${this.csrfField(req)}
 ${rows}
-${canChange
-  ? html`<div class="form-actions submit-row">
+<div class="form-actions submit-row">
 <button type="submit" name="_save" class="btn btn-primary">Save</button>
 <button type="submit" name="_addanother" class="btn">Save and add another</button>
 <button type="submit" name="_continue" class="btn">Save and continue editing</button>
 ${canDelete ? html`<a class="btn btn-danger" href="${this.modelUrl(req, admin, 'delete', pk)}">Delete</a>` : ''}
-</div>`
-  : ''}
-</form>`;
+</div>
+</form>`
+  : html`<div id="${model.modelName}_form" class="panel">
+${rows}
+<div class="form-actions submit-row">
+<a class="btn closelink" href="${this.modelUrl(req, admin, 'changelist')}">Close</a>
+${canDelete ? html`<a class="btn btn-danger" href="${this.modelUrl(req, admin, 'delete', pk)}">Delete</a>` : ''}
+</div>
+</div>`}`;
     const trail = this.trail(req, { name: instance ? admin.repr(instance) : title, url: action });
     return this.page(req, title, body, all, trail);
   }
