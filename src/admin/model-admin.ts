@@ -13,6 +13,21 @@ export type AdminAction = 'view' | 'add' | 'change' | 'delete';
 export type ListDisplayEntry<Row> = string | ((row: Row) => string) | { readonly label: string; readonly value: (row: Row) => string };
 
 /**
+ * A group of the change form's fields (Django's fieldset): a heading (or
+ * `null`) and its fields; a nested array puts fields on one line.
+ */
+export type Fieldset = readonly [
+  name: string | null,
+  options: {
+    readonly fields: ReadonlyArray<string | readonly string[]>;
+    /** Text under the heading (escaped, unlike Django's). */
+    readonly description?: string;
+    /** CSS classes of the `<fieldset>` (`collapse`, `wide`). */
+    readonly classes?: readonly string[];
+  },
+];
+
+/**
  * How the admin shows one model (Django's `ModelAdmin` options, in camelCase).
  *
  * @example
@@ -47,6 +62,12 @@ export interface ModelAdminOptions<Row = Record<string, unknown>> {
   readonlyFields?: readonly string[];
   /** The form's fields, in order (default: every editable field). */
   fields?: readonly string[];
+  /**
+   * The form's fields in groups, each a `<fieldset>` with its heading
+   * (Django's `fieldsets`): `[[null, { fields: ['title'] }], ['Publishing', { fields: ['year', 'isbn'], classes: ['collapse'] }]]`.
+   * Not with `fields`.
+   */
+  fieldsets?: readonly Fieldset[];
   /** The row's name in lists, titles and the history (Django's `__str__`); default `Book object (1)`. */
   str?: (row: Row) => string;
   /**
@@ -89,6 +110,14 @@ export class ModelAdmin<Row = Record<string, unknown>> {
     fieldNames(options.listFilter, 'listFilter');
     fieldNames(options.readonlyFields, 'readonlyFields');
     fieldNames(options.fields, 'fields');
+    if (options.fieldsets) {
+      // Django's admin.E005 and E012.
+      if (options.fields) throw new Error(`Admin for ${model.tableName}: both fields and fieldsets are given; give one.`);
+      const names = this.fieldsetFields();
+      fieldNames(names, 'fieldsets');
+      const twice = names.find((n, i) => names.indexOf(n) !== i);
+      if (twice !== undefined) throw new Error(`Admin for ${model.tableName}: fieldsets names "${twice}" more than once.`);
+    }
     fieldNames(options.sortableBy, 'sortableBy');
     fieldNames(options.ordering?.map((o) => o.replace(/^-/, '')), 'ordering');
     for (const n of [...(options.ordering ?? []).map((o) => o.replace(/^-/, '')), ...(options.sortableBy ?? [])]) {
@@ -168,10 +197,28 @@ export class ModelAdmin<Row = Record<string, unknown>> {
   /** The form's fields: `fields`, else every editable field in declaration order (plus read-only ones). */
   formFields(): string[] {
     if (this.options.fields) return [...this.options.fields];
+    if (this.options.fieldsets) return this.fieldsetFields();
     const readonly = new Set(this.options.readonlyFields ?? []);
     return Object.entries(this.model.fields)
       .filter(([n, f]) => ModelAdmin.editable(f) || readonly.has(n))
       .map(([n]) => n);
+  }
+
+  /** The fields of `fieldsets`, in order, lines flattened. */
+  private fieldsetFields(): string[] {
+    return (this.options.fieldsets ?? []).flatMap(([, o]) => (o?.fields ?? []).flatMap((f) => (typeof f === 'string' ? [f] : [...f])));
+  }
+
+  /** The form's groups: `fieldsets`, else one group without a heading of every form field. */
+  formGroups(): Array<{ name: string | null; lines: string[][]; description?: string; classes: readonly string[] }> {
+    const sets = this.options.fieldsets;
+    if (!sets) return [{ name: null, lines: this.formFields().map((f) => [f]), classes: [] }];
+    return sets.map(([name, o]) => ({
+      name,
+      lines: o.fields.map((f) => (typeof f === 'string' ? [f] : [...f])),
+      ...(o.description !== undefined ? { description: o.description } : {}),
+      classes: o.classes ?? [],
+    }));
   }
 
   /** Whether the form shows `name` as text only. */

@@ -852,7 +852,7 @@ ${tools}
 ${canChange
   ? html`<form method="post" action="${action}" id="${model.modelName}_form" class="panel" novalidate>
 ${this.csrfField(req)}
-${rows}
+${this.groups(rows)}
 <div class="form-actions submit-row">
 <button type="submit" name="_save" class="btn btn-primary">Save</button>
 <button type="submit" name="_addanother" class="btn">Save and add another</button>
@@ -861,7 +861,7 @@ ${canDelete ? html`<a class="btn btn-danger" href="${this.modelUrl(req, admin, '
 </div>
 </form>`
   : html`<div id="${model.modelName}_form" class="panel">
-${rows}
+${this.groups(rows)}
 <div class="form-actions submit-row">
 <a class="btn closelink" href="${this.modelUrl(req, admin, 'changelist')}">Close</a>
 ${canDelete ? html`<a class="btn btn-danger" href="${this.modelUrl(req, admin, 'delete', pk)}">Delete</a>` : ''}
@@ -869,6 +869,22 @@ ${canDelete ? html`<a class="btn btn-danger" href="${this.modelUrl(req, admin, '
 </div>`}`;
     const trail = this.trail(req, { name: instance ? admin.repr(instance) : title, url: action });
     return this.page(req, title, body, all, trail);
+  }
+
+  /**
+   * The form's rows in the admin's groups: as they are without `fieldsets`;
+   * else a `<fieldset>` each, with its heading as the legend (Django's
+   * `<h2>`), its description, and a line of several fields in one row.
+   */
+  private groups(rows: readonly SafeHtml[]): SafeHtml | readonly SafeHtml[] {
+    const admin = this.modelAdmin;
+    if (!admin.options.fieldsets) return rows;
+    const names = admin.formFields();
+    const byName = new Map(names.map((n, i) => [n, rows[i]!]));
+    return html`${admin.formGroups().map(
+      (g, i) => html`<fieldset class="${['module', 'aligned', ...g.classes].join(' ')}" id="fieldset-${String(i)}">
+${g.name !== null ? html`<legend><h2 class="fieldset-heading">${g.name}</h2></legend>\n` : ''}${g.description !== undefined ? html`<div class="description">${g.description}</div>\n` : ''}${g.lines.map((line) => (line.length === 1 ? byName.get(line[0]!)! : html`<div class="form-row">${line.map((n) => byName.get(n)!)}</div>\n`))}</fieldset>\n`,
+    )}`;
   }
 
   private help(f: ModelField, id: string | null): SafeHtml | '' {
