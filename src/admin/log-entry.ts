@@ -82,9 +82,11 @@ export function pythonJson(value: unknown): string {
 }
 
 /** The change message Django writes for an addition and a change: `[{"added": {}}]`, `[{"changed": {"fields": ["Title"]}}]`. */
-export function changeMessageJson(flag: typeof ADDITION | typeof CHANGE, fields: readonly string[] = []): string {
-  if (flag === ADDITION) return pythonJson([{ added: {} }]);
-  return fields.length ? pythonJson([{ changed: { fields } }]) : '[]';
+export function changeMessageJson(flag: typeof ADDITION | typeof CHANGE, fields: readonly string[] = [], related: readonly object[] = []): string {
+  // Then a line per inline row added, changed or deleted: `{"added": {"name": "book", "object": "Dune"}}`.
+  const own = flag === ADDITION ? [{ added: {} }] : fields.length ? [{ changed: { fields } }] : [];
+  const all = [...own, ...related];
+  return all.length ? pythonJson(all) : '[]';
 }
 
 /** `A`, `A and B`, `A, B and C` (Django's `get_text_list`). */
@@ -103,10 +105,11 @@ export function describeChange(entry: Pick<LogEntry, 'actionFlag' | 'changeMessa
       return entry.changeMessage;
     }
     const out: string[] = [];
-    for (const sub of parsed as Array<Record<string, { fields?: string[] } | undefined>>) {
-      if ('added' in sub) out.push('Added.');
-      else if ('changed' in sub) out.push(`Changed ${textList(sub['changed']?.fields ?? [])}.`);
-      else if ('deleted' in sub) out.push('Deleted.');
+    for (const sub of parsed as Array<Record<string, { fields?: string[]; name?: string; object?: string } | undefined>>) {
+      const related = (v: { name?: string; object?: string } | undefined) => (v?.name !== undefined ? `${v.name} “${v.object ?? ''}”` : null);
+      if ('added' in sub) out.push(related(sub['added']) ? `Added ${related(sub['added'])}.` : 'Added.');
+      else if ('changed' in sub) out.push(`Changed ${textList(sub['changed']?.fields ?? [])}${related(sub['changed']) ? ` for ${related(sub['changed'])}` : ''}.`);
+      else if ('deleted' in sub) out.push(related(sub['deleted']) ? `Deleted ${related(sub['deleted'])}.` : 'Deleted.');
     }
     return out.join(' ') || 'No fields changed.';
   }

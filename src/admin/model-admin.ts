@@ -28,6 +28,85 @@ export type Fieldset = readonly [
 ];
 
 /**
+ * Rows of a related model edited on the parent's form, in a table (Django's
+ * `TabularInline`): `{ model: Book, extra: 3 }` on the author's form.
+ */
+export interface InlineOptions {
+  /** The model whose rows refer to the parent by a foreign key. */
+  readonly model: AnyModel;
+  /** The foreign key to the parent (Django's `fk_name`); needed when the model has more than one. */
+  readonly fkName?: string;
+  /** The columns, in order (default: every editable field but the key, the foreign key and many-to-many fields). */
+  readonly fields?: readonly string[];
+  /** Blank rows to add (default 3). */
+  readonly extra?: number;
+  /** Whether each existing row has a "Delete?" checkbox (default true). */
+  readonly canDelete?: boolean;
+  /** The most rows the table shows and a post may send (default 1000). */
+  readonly maxNum?: number;
+}
+
+/** An inline with its options resolved against the parent model. */
+export class InlineAdmin {
+  /** The foreign key's field name on the inline model. */
+  readonly fkName: string;
+  readonly fk: RelationField;
+  /** Django's formset prefix: the reverse accessor (`relatedName`, else `<model>_set`). */
+  readonly prefix: string;
+  readonly fields: readonly string[];
+  readonly extra: number;
+  readonly canDelete: boolean;
+  readonly maxNum: number;
+
+  constructor(
+    readonly parent: AnyModel,
+    readonly options: InlineOptions,
+  ) {
+    const model = options.model;
+    const where = `Admin for ${parent.tableName}: inline ${model.tableName}`;
+    const fks = Object.entries(model.fields).filter((e): e is [string, RelationField] => e[1] instanceof RelationField && e[1].targetTable(model.tableName) === parent.tableName);
+    let fk: [string, RelationField] | undefined;
+    // Django's admin.E202.
+    if (options.fkName !== undefined) {
+      fk = fks.find(([n]) => n === options.fkName);
+      if (!fk) throw new Error(`${where}: fkName "${options.fkName}" is not a foreign key to ${parent.tableName}.`);
+    } else {
+      if (fks.length === 0) throw new Error(`${where} has no foreign key to ${parent.tableName}.`);
+      if (fks.length > 1) throw new Error(`${where} has more than one foreign key to ${parent.tableName}; give fkName.`);
+      fk = fks[0]!;
+    }
+    [this.fkName, this.fk] = fk;
+    this.prefix = (this.fk.relatedName ?? `${model.modelName}_set`).replace(/\+$/, '');
+    this.fields = options.fields
+      ? [...options.fields]
+      : Object.entries(model.fields)
+          .filter(([n, f]) => n !== this.fkName && !(f instanceof ManyToManyField) && ModelAdmin.editable(f) && n !== model.primaryKey)
+          .map(([n]) => n);
+    for (const n of this.fields) {
+      const f = model.fields[n];
+      if (!f) throw new Error(`${where}: fields names "${n}", which is not a field.`);
+      if (n === this.fkName) throw new Error(`${where}: fields names "${n}", the foreign key to the parent.`);
+      if (f instanceof ManyToManyField || !ModelAdmin.editable(f)) throw new Error(`${where}: fields names "${n}", which the table cannot edit.`);
+    }
+    this.extra = options.extra ?? 3;
+    this.maxNum = options.maxNum ?? 1000;
+    if (!Number.isInteger(this.extra) || this.extra < 0) throw new Error(`${where}: extra must be an integer of 0 or more.`);
+    if (!Number.isInteger(this.maxNum) || this.maxNum < 0 || this.maxNum > 1000) throw new Error(`${where}: maxNum must be an integer from 0 to 1000.`);
+    this.canDelete = options.canDelete ?? true;
+  }
+
+  get model(): AnyModel {
+    return this.options.model;
+  }
+
+  /** A column's header: the field's verbose name with a capital. */
+  label(name: string): string {
+    const verbose = this.model.fields[name]?.options.verboseName ?? name.replaceAll('_', ' ');
+    return verbose.charAt(0).toUpperCase() + verbose.slice(1);
+  }
+}
+
+/**
  * How the admin shows one model (Django's `ModelAdmin` options, in camelCase).
  *
  * @example
@@ -58,6 +137,11 @@ export interface ModelAdminOptions<Row = Record<string, unknown>> {
   sortableBy?: readonly string[];
   /** Rows per change-list page (default 100, as Django). */
   listPerPage?: number;
+  /**
+   * Related rows edited in a table on the form (Django's `inlines` of
+   * `TabularInline`s), saved with the row in one transaction.
+   */
+  inlines?: readonly InlineOptions[];
   /** Fields shown on the change form as text, never written by it. */
   readonlyFields?: readonly string[];
   /** The form's fields, in order (default: every editable field). */
@@ -92,6 +176,8 @@ export class ModelAdmin<Row = Record<string, unknown>> {
   /** The app label: the table name before its first `_` (`catalogue_book` → `catalogue`). */
   readonly appLabel: string;
   readonly listPerPage: number;
+  /** The `inlines`, resolved. */
+  readonly inlines: readonly InlineAdmin[];
 
   constructor(
     readonly model: AnyModel,
@@ -110,6 +196,10 @@ export class ModelAdmin<Row = Record<string, unknown>> {
     fieldNames(options.listFilter, 'listFilter');
     fieldNames(options.readonlyFields, 'readonlyFields');
     fieldNames(options.fields, 'fields');
+    this.inlines = (options.inlines ?? []).map((o) => new InlineAdmin(model, o));
+    const prefixes = this.inlines.map((i) => i.prefix);
+    const same = prefixes.find((p, i) => prefixes.indexOf(p) !== i);
+    if (same !== undefined) throw new Error(`Admin for ${model.tableName}: two inlines have the prefix "${same}".`);
     if (options.fieldsets) {
       // Django's admin.E005 and E012.
       if (options.fields) throw new Error(`Admin for ${model.tableName}: both fields and fieldsets are given; give one.`);

@@ -44,7 +44,7 @@ export function inputText(f: ModelField, raw: unknown): string {
 }
 
 /** The value compared to find what a change changed (booleans and timestamps normalised). */
-function comparable(f: ModelField, raw: unknown): string | null {
+export function comparable(f: ModelField, raw: unknown): string | null {
   if (raw === null || raw === undefined) return null;
   if (f.kind === 'datetime') return asDate(raw)?.toISOString() ?? String(raw);
   if (f.kind === 'decimal' || f.kind === 'float' || f.kind === 'integer' || f.kind === 'bigInteger' || f.isRelation) {
@@ -134,8 +134,7 @@ export interface AdminSaved {
 export type AdminSaveResult = { ok: true; saved: AdminSaved } | { ok: false; errors: FormErrors };
 
 /** What the form's text of each field is as input to the model serializer, as DRF reads an HTML form. */
-function formData(admin: ModelAdmin, fields: readonly string[], form: AdminForm): { data: Record<string, unknown>; errors: FormErrors } {
-  const model = admin.model;
+export function formData(model: AnyModel, fields: readonly string[], form: AdminForm): { data: Record<string, unknown>; errors: FormErrors } {
   const data: Record<string, unknown> = {};
   const errors: FormErrors = {};
   for (const name of fields) {
@@ -172,7 +171,7 @@ function formData(admin: ModelAdmin, fields: readonly string[], form: AdminForm)
 }
 
 /** A relation's validated value (the related row, or rows) as its key(s), to compare with the stored value. */
-function keysOf(f: ModelField, value: unknown): unknown {
+export function keysOf(f: ModelField, value: unknown): unknown {
   const target = (f as RelationField | ManyToManyField).targetModel?.();
   const key = target?.primaryKey ?? 'id';
   const one = (v: unknown) => (v !== null && typeof v === 'object' && !(v instanceof Date) ? (v as Row)[key] : v);
@@ -209,7 +208,7 @@ export async function validateAdminForm(admin: ModelAdmin, instance: Row | null,
   const model = admin.model;
   const db = req.app.services.get('db') as AnyDb;
   const { serializer, fields } = formSerializer(admin);
-  const { data, errors } = formData(admin, fields, form);
+  const { data, errors } = formData(model, fields, form);
   let valid: Record<string, unknown>;
   try {
     valid = (await serializer.validate(data, { request: req, instance: instance ?? undefined, partial: false, nonFieldErrorsKey: '__all__' })) as Record<string, unknown>;
@@ -271,7 +270,7 @@ export async function writeAdminForm(db: AnyDb, admin: ModelAdmin, instance: Row
   }
 }
 
-function flatMessages(value: unknown): string[] {
+export function flatMessages(value: unknown): string[] {
   if (typeof value === 'string') return [value];
   if (Array.isArray(value)) return value.flatMap(flatMessages);
   if (value && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => flatMessages(v).map((m) => `${k}: ${m}`));

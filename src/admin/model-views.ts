@@ -22,8 +22,9 @@ import { requestEncoding } from '../parsers/charset.js';
 import type { ParseResult } from '../parsers/base.js';
 import type { ParserClass } from '../parsers/base.js';
 import type { MediaType } from '../media-types.js';
-import { ModelAdmin, type AdminAction, type AdminSite, type ListDisplayEntry } from './model-admin.js';
+import { ModelAdmin, type InlineAdmin, type AdminAction, type AdminSite, type ListDisplayEntry } from './model-admin.js';
 import { formText, inputText, keyValue, targetKeyValue, relatedKeys, validateAdminForm, writeAdminForm, type AdminForm, type FormErrors } from './model-form.js';
+import { inlineHtml, inlineRows, readInline, writeInline, InlineRowRejected, type InlineChange, type InlinePermissions, type InlineWrites } from './inlines.js';
 import { knownPermissions, syncPermissions, userPermissions } from './permissions.js';
 import { ADDITION, CHANGE, DELETION, changeMessageJson, describeChange, logAction, readLog } from './log-entry.js';
 
@@ -217,9 +218,9 @@ export class AdminModelView extends AdminView {
   }
 
   /** The names of the target rows `ids` of a relation field. */
-  protected async reprsOf(req: ApiRequest, f: RelationField | ManyToManyField, ids: readonly unknown[], limit?: number): Promise<Map<string, string>> {
+  protected async reprsOf(req: ApiRequest, f: RelationField | ManyToManyField, ids: readonly unknown[], limit?: number, self = this.modelAdmin.model.tableName): Promise<Map<string, string>> {
     const names = new Map<string, string>();
-    const table = f.targetTable(this.modelAdmin.model.tableName);
+    const table = f.targetTable(self);
     const target = f.targetModel();
     const key = target?.primaryKey ?? 'id';
     const site = this.modelAdmin.site;
@@ -730,7 +731,17 @@ export class AdminChangeFormView extends AdminModelView {
       form[name] = (Array.isArray(v) ? v : v === undefined ? [] : [v]).filter((x): x is string => typeof x === 'string');
     }
     const valid = await validateAdminForm(admin, instance, form, req);
-    if (!valid.ok) return this.formPage(req, instance, form, valid.errors, []);
+    // Every inline row is read and validated too, so that all errors show at once; nothing is written unless all pass.
+    const inlineErrors: FormErrors = {};
+    const inlineWrites: InlineWrites[] = [];
+    for (const inline of admin.inlines) {
+      const may = this.inlinePermissions(req, inline, instance === null);
+      if (!may) continue;
+      const read = await readInline(req, inline, instance, form, may);
+      Object.assign(inlineErrors, read.errors);
+      inlineWrites.push(read.writes);
+    }
+    if (!valid.ok || Object.keys(inlineErrors).length) return this.formPage(req, instance, form, { ...(valid.ok ? {} : valid.errors), ...inlineErrors }, []);
     let saved: Row;
     try {
       saved = await this.db(req)
@@ -739,18 +750,24 @@ export class AdminChangeFormView extends AdminModelView {
           const result = await writeAdminForm(trx, admin, instance, valid, req);
           if (!result.ok) throw new FormRejected(result.errors);
           const [row] = await this.withRelated(trx, model, [{ ...result.saved.row }]);
+          const related: InlineChange[] = [];
+          for (const writes of inlineWrites) {
+            const m = writes.inline.model;
+            const name = async (r: Row) => this.rowName(m, (await this.withRelated(trx, m, [{ ...r }]))[0]!);
+            related.push(...(await writeInline(trx, req, writes, row!, name)));
+          }
           await logAction(trx, {
             userId: Number(req.user.pk),
             contentType: model.tableName,
             objectId: String(row![model.primaryKey]),
             objectRepr: admin.repr(row!),
             actionFlag: instance ? CHANGE : ADDITION,
-            changeMessage: changeMessageJson(instance ? CHANGE : ADDITION, result.saved.changed),
+            changeMessage: changeMessageJson(instance ? CHANGE : ADDITION, result.saved.changed, related),
           });
           return row!;
         });
     } catch (err) {
-      if (err instanceof FormRejected) return this.formPage(req, instance, form, err.errors, []);
+      if (err instanceof FormRejected || err instanceof InlineRowRejected) return this.formPage(req, instance, form, err.errors, []);
       throw err;
     }
     const pk = saved[model.primaryKey];
@@ -768,6 +785,50 @@ export class AdminChangeFormView extends AdminModelView {
     }
     await flash(req, { level: 'success', text: `The ${model.verboseName} “${name}” was ${did} successfully.` });
     return redirect(this.modelUrl(req, admin, 'changelist'));
+  }
+
+  /** A row's name as the site names it, else Django's `Book object (1)`. */
+  private rowName(model: AnyModel, row: Row): string {
+    return this.modelAdmin.site.reprOf(model.tableName, row) ?? `${model.objectName} object (${String(row[model.primaryKey])})`;
+  }
+
+  /**
+   * What the user may do with an inline's rows (Django's inline
+   * permissions): the inline model's own when it is registered, else the
+   * parent's `add` (on the add form) or `change`; `null` when the inline is
+   * not shown at all.
+   */
+  private inlinePermissions(req: ApiRequest, inline: InlineAdmin, adding: boolean): InlinePermissions | null {
+    const own = this.modelAdmin.site.adminFor(inline.model.tableName);
+    if (!own) {
+      const may = this.can(req, this.modelAdmin, adding ? 'add' : 'change');
+      return may ? { add: true, change: true, delete: true } : null;
+    }
+    const may = { add: this.can(req, own, 'add'), change: this.can(req, own, 'change'), delete: this.can(req, own, 'delete') };
+    return may.add || may.change || may.delete || this.can(req, own, 'view') ? may : null;
+  }
+
+  /** The tables of the admin's inlines the user may see, for the form. */
+  private async inlineTables(req: ApiRequest, instance: Row | null, posted: AdminForm | null, errors: FormErrors): Promise<SafeHtml[]> {
+    const out: SafeHtml[] = [];
+    for (const inline of this.modelAdmin.inlines) {
+      const may = this.inlinePermissions(req, inline, instance === null);
+      if (!may) continue;
+      const m = inline.model;
+      const rows = await this.withRelated(this.db(req), m, await inlineRows(this.db(req), inline, instance));
+      out.push(
+        await inlineHtml({
+          inline,
+          rows,
+          posted,
+          errors,
+          may,
+          choices: async (f) => [...(await this.reprsOf(req, f, [], 1000, m.tableName)).entries()],
+          name: (r) => this.rowName(m, r),
+        }),
+      );
+    }
+    return out;
   }
 
   private async formPage(req: ApiRequest, instance: Row | null, posted: AdminForm | null, errors: FormErrors, messages: AdminMessage[]): Promise<AdminPage> {
@@ -846,6 +907,7 @@ export class AdminChangeFormView extends AdminModelView {
       ? html`<p class="object-tools"><a class="btn" href="${this.modelUrl(req, admin, 'history', pk)}">History</a></p>`
       : '';
     const canDelete = instance !== null && this.can(req, admin, 'delete');
+    const inlines = canChange ? await this.inlineTables(req, instance, posted, errors) : [];
     const body = html`<h1>${title}</h1>
 ${instance ? html`<h2 class="muted">${admin.repr(instance)}</h2>` : ''}
 ${tools}
@@ -853,6 +915,7 @@ ${canChange
   ? html`<form method="post" action="${action}" id="${model.modelName}_form" class="panel" novalidate>
 ${this.csrfField(req)}
 ${this.groups(rows)}
+${inlines}
 <div class="form-actions submit-row">
 <button type="submit" name="_save" class="btn btn-primary">Save</button>
 <button type="submit" name="_addanother" class="btn">Save and add another</button>

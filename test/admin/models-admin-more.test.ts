@@ -46,7 +46,7 @@ function site(): AdminSite {
         ['Where and when', { fields: [['country', 'born']], description: 'Birth <country> & year.', classes: ['collapse'] }],
         ['Notes', { fields: ['notes'] }],
       ],
-      // inlines
+      inlines: [{ model: Book, fields: ['title', 'year', 'inPrint'], extra: 2 }, { model: Quote, extra: 1, canDelete: false }],
       searchFields: ['name'],
       str: (a) => a.name,
     })
@@ -147,6 +147,159 @@ describe.each(testDatabases())('more admin options on $name', ({ open }) => {
       expect(() => new AdminSite().register(Author, { fieldsets: [[null, { fields: ['name', 'nope'] }]] })).toThrow('Admin for lib_author: fieldsets names "nope", which is not a field.');
       expect(() => new AdminSite().register(Author, { fieldsets: [[null, { fields: ['name'] }], ['Again', { fields: [['country', 'name']] }]] })).toThrow('fieldsets names "name" more than once');
       expect(() => new AdminSite().register(Author, { fields: ['name'], fieldsets: [[null, { fields: ['name'] }]] })).toThrow('both fields and fieldsets');
+    });
+  });
+  describe('inlines', () => {
+    /** The management form and rows of the books and quotes tables as posted back unchanged. */
+    const unchanged = (body: string) => {
+      const out: Record<string, string> = {};
+      for (const m of body.matchAll(/<input type="(?:hidden|text|number)" name="((?:books|quote_set)-[^"]+)" (?:id="[^"]*" aria-label="[^"]*" )?value="([^"]*)"/g)) out[m[1]!] = m[2]!;
+      for (const m of body.matchAll(/<input type="checkbox" name="((?:books|quote_set)-[^"]+)" id="[^"]+" aria-label="[^"]+" checked>/g)) out[m[1]!] = 'on';
+      return out;
+    };
+
+    it('the change form has a table per inline: the management form, the related rows, blank rows and Delete?', async () => {
+      const res = await get(root, `/admin/lib/author/${le}/change/`);
+      expect(res.statusCode).toBe(200);
+      const [first, second] = await books(le);
+      expect(res.body).toContain(`<div class="js-inline-admin-formset inline-group" id="books-group">`);
+      expect(res.body).toContain('<input type="hidden" name="books-TOTAL_FORMS" value="4" id="id_books-TOTAL_FORMS"><input type="hidden" name="books-INITIAL_FORMS" value="2" id="id_books-INITIAL_FORMS"><input type="hidden" name="books-MIN_NUM_FORMS" value="0" id="id_books-MIN_NUM_FORMS"><input type="hidden" name="books-MAX_NUM_FORMS" value="1000" id="id_books-MAX_NUM_FORMS">');
+      expect(res.body).toContain('<legend><h2 class="inline-heading">Books</h2></legend>');
+      expect(res.body).toContain('<thead><tr><th class="original"></th><th class="column-title required" scope="col">Title</th><th class="column-year" scope="col">Year</th><th class="column-inPrint" scope="col">In print</th><th scope="col">Delete?</th></tr></thead>');
+      expect(res.body).toContain(
+        `<tr class="form-row has_original" id="books-0"><td class="original"><p>A Wizard of Earthsea</p><input type="hidden" name="books-0-id" value="${String(first!['id'])}" id="id_books-0-id"><input type="hidden" name="books-0-author" value="${le}" id="id_books-0-author"></td><td class="field-title"><input type="text" name="books-0-title" id="id_books-0-title" aria-label="Title" value="A Wizard of Earthsea" maxlength="200"></td>`,
+      );
+      expect(res.body).toContain(`<input type="hidden" name="books-1-id" value="${String(second!['id'])}"`);
+      expect(res.body).toContain('<td class="delete"><input type="checkbox" name="books-1-DELETE" id="id_books-1-DELETE" aria-label="Delete"></td>');
+      // A blank row: no key, the defaults (in print checked), no Delete?.
+      expect(res.body).toContain('<tr class="form-row" id="books-3"><td class="original"><input type="hidden" name="books-3-author" value="" id="id_books-3-author"></td><td class="field-title"><input type="text" name="books-3-title" id="id_books-3-title" aria-label="Title" value="" maxlength="200"></td><td class="field-year"><input type="number" name="books-3-year" id="id_books-3-year" aria-label="Year" value=""></td><td class="field-inPrint"><input type="checkbox" name="books-3-inPrint" id="id_books-3-inPrint" aria-label="In print" checked></td><td class="delete"></td></tr>');
+      expect(res.body).not.toContain('books-4');
+      // Quotes: Django's default prefix, one blank row, no Delete? column.
+      expect(res.body).toContain('<input type="hidden" name="quote_set-TOTAL_FORMS" value="1" id="id_quote_set-TOTAL_FORMS"><input type="hidden" name="quote_set-INITIAL_FORMS" value="0"');
+      expect(res.body).toContain('<th class="column-text required" scope="col">Text</th><th scope="col"></th>');
+      // The tables are inside the form, before its buttons.
+      expect(res.body.indexOf('id="books-group"')).toBeGreaterThan(res.body.indexOf('<form method="post"'));
+      expect(res.body.indexOf('id="quote_set-group"')).toBeLessThan(res.body.indexOf('name="_save"'));
+    });
+
+    it('one post changes, deletes and adds related rows with the parent, and logs them as Django does', async () => {
+      const author = Number((await db.insertInto('lib_author').values({ name: 'Octavia Butler', country: 'US', notes: '' }).returning('id').executeTakeFirstOrThrow())['id']);
+      for (const title of ['Kindred', 'Dawn']) await db.insertInto('lib_book').values(Book.insertValues({ title, author_id: author, year: 1979 }) as never).execute();
+      const page = await get(root, `/admin/lib/author/${author}/change/`);
+      const fields = {
+        ...unchanged(page.body),
+        name: 'Octavia E. Butler',
+        country: 'US',
+        born: '',
+        notes: '',
+        'books-0-title': 'Kindred (1979)',
+        'books-1-DELETE': 'on',
+        'books-2-title': 'Parable of the Sower',
+        'books-2-year': '1993',
+        'books-2-inPrint': 'on',
+        'quote_set-0-text': 'All that you touch you change.',
+        _continue: '',
+      };
+      const res = await post(root, `/admin/lib/author/${author}/change/`, fields);
+      expect(res.statusCode).toBe(302);
+      expect(res.headers['location']).toBe(`/admin/lib/author/${author}/change/`);
+      expect((await books(author)).map((b) => [b['title'], b['year']])).toEqual([
+        ['Kindred (1979)', 1979],
+        ['Parable of the Sower', 1993],
+      ]);
+      expect((await db.selectFrom('lib_quote').select('text').where('author_id', '=', author).execute()).map((q) => q['text'])).toEqual(['All that you touch you change.']);
+      const log = await lastLog();
+      expect(log['object_repr']).toBe('Octavia E. Butler');
+      expect(log['change_message']).toBe(
+        '[{"changed": {"fields": ["Name"]}}, {"added": {"name": "book", "object": "Parable of the Sower"}}, {"changed": {"name": "book", "object": "Kindred (1979)", "fields": ["Title"]}}, {"deleted": {"name": "book", "object": "Dawn"}}, {"added": {"name": "quote", "object": "All that you touch you change."}}]',
+      );
+      const history = await get(root, `/admin/lib/author/${author}/history/`);
+      expect(history.statusCode).toBe(200);
+      expect(history.body).toContain('Changed Name. Added book “Parable of the Sower”. Changed Title for book “Kindred (1979)”. Deleted book “Dawn”. Added quote “All that you touch you change.”.');
+      // The page after the redirect shows the rows as saved, the blank rows after them.
+      const again = await get(root, `/admin/lib/author/${author}/change/`);
+      expect(again.body).toContain('name="books-TOTAL_FORMS" value="4"');
+      expect(again.body).toContain('name="books-1-title" id="id_books-1-title" aria-label="Title" value="Parable of the Sower"');
+      expect(again.body).toContain('name="quote_set-INITIAL_FORMS" value="1"');
+      // A quote cannot be deleted from the table (canDelete: false), even when DELETE is posted.
+      const kept = await post(root, `/admin/lib/author/${author}/change/`, { ...unchanged(again.body), name: 'Octavia E. Butler', country: 'US', notes: '', 'quote_set-0-DELETE': 'on', _save: '' });
+      expect(kept.statusCode).toBe(302);
+      expect(await db.selectFrom('lib_quote').select('id').where('author_id', '=', author).execute()).toHaveLength(1);
+      expect((await lastLog())['change_message']).toBe('[]');
+    });
+
+    it('a row that fails validation shows its errors in its row and nothing is written, not even the parent', async () => {
+      const page = await get(root, `/admin/lib/author/${herbert}/change/`);
+      const before = await books(herbert);
+      const logs = (await db.selectFrom('trestle_admin_log').select('id').execute()).length;
+      const res = await post(root, `/admin/lib/author/${herbert}/change/`, {
+        ...unchanged(page.body),
+        name: 'F. Herbert',
+        'books-0-title': 'Dune Messiah',
+        'books-1-year': '1969',
+        'books-2-title': 'Children of Dune',
+        'books-2-year': 'soon',
+        _save: '',
+      });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(res.body).toContain('Please correct the errors below.');
+      expect(res.body).toContain('<td class="field-title"><ul class="errorlist"><li>This field may not be blank.</li></ul><input type="text" name="books-1-title" id="id_books-1-title" aria-label="Title" aria-invalid="true" value=""');
+      expect(res.body).toContain('<td class="field-year"><ul class="errorlist"><li>A valid integer is required.</li></ul><input type="number" name="books-2-year"');
+      // The posted values are kept.
+      expect(res.body).toContain('name="books-0-title" id="id_books-0-title" aria-label="Title" value="Dune Messiah"');
+      expect(res.body).toContain('name="name" id="id_name" value="F. Herbert"');
+      expect(await books(herbert)).toEqual(before);
+      expect((await db.selectFrom('lib_author').select('name').where('id', '=', herbert).executeTakeFirstOrThrow())['name']).toBe('Frank Herbert');
+      expect((await db.selectFrom('trestle_admin_log').select('id').execute()).length).toBe(logs);
+    });
+
+    it('the add form creates the parent and its rows in one transaction; a missing management form is an error', async () => {
+      const res = await post(root, '/admin/lib/author/add/', {
+        name: 'Italo Calvino',
+        country: 'IT',
+        born: '1923',
+        notes: '',
+        'books-TOTAL_FORMS': '3',
+        'books-INITIAL_FORMS': '0',
+        'books-0-title': 'Invisible Cities',
+        'books-0-year': '1972',
+        'books-0-inPrint': 'on',
+        'books-1-title': 'Cosmicomics',
+        'books-1-inPrint': 'on',
+        'books-2-inPrint': 'on',
+        'quote_set-TOTAL_FORMS': '1',
+        'quote_set-INITIAL_FORMS': '0',
+        'quote_set-0-text': '',
+        _save: '',
+      });
+      expect(res.statusCode).toBe(302);
+      expect(res.headers['location']).toBe('/admin/lib/author/');
+      const author = Number((await db.selectFrom('lib_author').select('id').where('name', '=', 'Italo Calvino').executeTakeFirstOrThrow())['id']);
+      expect((await books(author)).map((b) => b['title'])).toEqual(['Invisible Cities', 'Cosmicomics']);
+      expect((await lastLog())['change_message']).toBe('[{"added": {}}, {"added": {"name": "book", "object": "Invisible Cities"}}, {"added": {"name": "book", "object": "Cosmicomics"}}]');
+
+      const missing = await post(root, '/admin/lib/author/add/', { name: 'Nobody', country: '', notes: '', 'books-0-title': 'Lost', 'quote_set-TOTAL_FORMS': '0', 'quote_set-INITIAL_FORMS': '0', _save: '' });
+      expect(missing.statusCode).toBe(200);
+      expect(missing.body).toContain('<ul class="errorlist"><li>ManagementForm data is missing or has been tampered with. Missing fields: books-TOTAL_FORMS, books-INITIAL_FORMS. You may need to file a bug report if the issue persists.</li></ul>');
+      expect(await db.selectFrom('lib_author').select('id').where('name', '=', 'Nobody').execute()).toEqual([]);
+    });
+
+    it('an existing row that is not the parent\'s is refused in its row', async () => {
+      const [dune] = await books(herbert);
+      const res = await post(root, `/admin/lib/author/${le}/change/`, { name: 'Ursula Le Guin', country: 'US', notes: '', 'books-TOTAL_FORMS': '1', 'books-INITIAL_FORMS': '1', 'books-0-id': String(dune!['id']), 'books-0-title': 'Stolen', 'quote_set-TOTAL_FORMS': '0', 'quote_set-INITIAL_FORMS': '0', _save: '' });
+      expect(res.statusCode).toBe(200);
+      expect(res.body).toContain('<tr class="row-form-errors"><td colspan="5"><ul class="errorlist nonfield"><li>Select a valid choice. That choice is not one of the available choices.</li></ul></td></tr>');
+      expect((await books(herbert))[0]!['title']).toBe('Dune');
+    });
+
+    it('refuses an inline without a foreign key to the parent, or with two and no fkName', () => {
+      expect(() => new AdminSite().register(Author, { inlines: [{ model: Tag }] })).toThrow('Admin for lib_author: inline lib_tag has no foreign key to lib_author.');
+      const Pair = model('lib_pair', { first: field.foreignKey(() => Author, { onDelete: 'cascade', relatedName: 'firsts' }), second: field.foreignKey(() => Author, { onDelete: 'cascade', relatedName: 'seconds' }) });
+      expect(() => new AdminSite().register(Author, { inlines: [{ model: Pair }] })).toThrow('has more than one foreign key to lib_author; give fkName.');
+      expect(() => new AdminSite().register(Author, { inlines: [{ model: Pair, fkName: 'nope' }] })).toThrow('fkName "nope" is not a foreign key to lib_author.');
+      expect(new AdminSite().register(Author, { inlines: [{ model: Pair, fkName: 'second' }] }).adminFor('lib_author')!.inlines[0]!.prefix).toBe('seconds');
+      expect(() => new AdminSite().register(Author, { inlines: [{ model: Book, fields: ['author'] }] })).toThrow('fields names "author", the foreign key to the parent.');
     });
   });
 });
