@@ -851,7 +851,10 @@ export class AdminChangeFormView extends AdminModelView {
       const describedBy = [errorId, helpId].filter(Boolean).join(' ') || null;
       if (f instanceof ManyToManyField) {
         const chosen = posted ? [...(typeof posted[name] === 'string' ? [posted[name] as string] : ((posted[name] as readonly string[] | undefined) ?? []))] : instance ? await relatedKeys(this.db(req), model, f, instance) : [];
+        // The first thousand targets, and the chosen ones past them (a save must not drop them).
         const targets = await this.reprsOf(req, f, [], 1000);
+        const missing = chosen.filter((k) => !targets.has(k));
+        if (missing.length) for (const [k, v] of await this.reprsOf(req, f, missing.map((k) => targetKeyValue(f, k)).filter((k) => k !== undefined))) targets.set(k, v);
         if (admin.isReadonly(name) || !canChange) {
           const names = chosen.map((k) => targets.get(k) ?? k);
           rows.push(html`<div class="field readonly" id="${`field-${name}`}"><span class="label">${label}</span> <div class="readonly-value">${names.length ? names.join(', ') : EMPTY}</div></div>\n`);
@@ -883,7 +886,7 @@ export class AdminChangeFormView extends AdminModelView {
           : f.options.choices?.length
             ? f.options.choices.map(([v, l]) => [String(v), l] as const)
             : f instanceof RelationField
-              ? [...(await this.reprsOf(req, f, [], 1000)).entries()]
+              ? await this.relationChoices(req, f, text)
               : null;
       if (choices) {
         const required = !f.null && !(f.options.blank === true);
@@ -948,6 +951,14 @@ ${canDelete ? html`<a class="btn btn-danger" href="${this.modelUrl(req, admin, '
       (g, i) => html`<fieldset class="${['module', 'aligned', ...g.classes].join(' ')}" id="fieldset-${String(i)}">
 ${g.name !== null ? html`<legend><h2 class="fieldset-heading">${g.name}</h2></legend>\n` : ''}${g.description !== undefined ? html`<div class="description">${g.description}</div>\n` : ''}${g.lines.map((line) => (line.length === 1 ? byName.get(line[0]!)! : html`<div class="form-row">${line.map((n) => byName.get(n)!)}</div>\n`))}</fieldset>\n`,
     )}`;
+  }
+
+  /** A foreign key's options: the first thousand targets, and the current one when it is past them. */
+  private async relationChoices(req: ApiRequest, f: RelationField, current: string): Promise<Array<readonly [string, string]>> {
+    const targets = await this.reprsOf(req, f, [], 1000);
+    const key = current === '' ? undefined : targetKeyValue(f, current);
+    if (key !== undefined && !targets.has(current)) for (const [k, v] of await this.reprsOf(req, f, [key])) targets.set(k, v);
+    return [...targets.entries()];
   }
 
   private help(f: ModelField, id: string | null): SafeHtml | '' {

@@ -3,6 +3,7 @@
 // authors, checked against the API, and a view-only user's read-only pages.
 // axe-core finds no serious or critical violation on any page, at 1280 and 390 px.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Kysely } from 'kysely';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { DEMO_ADMIN, DEMO_USER } from '../../example/catalogue/seed.js';
 import { catalogueModels } from '../../example/catalogue/models.js';
@@ -184,7 +185,7 @@ describe.skipIf(!chromiumAvailable)('the example catalogue in the admin, in Chro
 
   it('a staff user with the view permission only sees the books read-only', async () => {
     const users = running.app.trestle.services.get('users');
-    const db = running.app.trestle.services.get('db');
+    const db = running.app.trestle.services.get('db') as unknown as Kysely<Record<string, Record<string, unknown>>>;
     // The permission rows, as the admin's first page inserts them.
     await syncPermissions(db, [...catalogueModels]);
     const reader = await users.createUser({ username: 'reader', password: READER_PASSWORD, isStaff: true });

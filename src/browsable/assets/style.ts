@@ -75,6 +75,10 @@ table.list th, table.list td { text-align: left; padding: .45rem .6rem; border-b
 table.list th { background: #eef1f4; font-weight: 600; white-space: nowrap; }
 table.list th a { color: #1f2328; }
 table.list td form { display: inline; margin: 0; }
+/* the index's app tables: the app's name as the table's heading, the same column widths in every app */
+table.list > caption { caption-side: top; text-align: left; font-weight: 600; font-size: 1.05rem; padding: .3rem 0; }
+table.list[id^="app-"] { table-layout: fixed; }
+table.list[id^="app-"] th[scope=col]:first-child { width: 40%; }
 .messages { margin: 0 0 1rem; }
 .messages p { padding: .6rem .9rem; border-radius: .3rem; margin-bottom: .5rem; background: #e6f4ea; border: 1px solid #9fd3ad; color: #12391f; }
 .messages p.error { background: #fdecea; border-color: #efa8a1; color: #7a1212; }
@@ -97,6 +101,8 @@ table.list td form { display: inline; margin: 0; }
 #changelist-filter h2 { font-size: 1rem; margin: 0; }
 #changelist-filter h3 { font-size: .95rem; margin: .7rem 0 .3rem; }
 #changelist-filter ul { list-style: none; display: flex; flex-wrap: wrap; gap: .3rem .9rem; padding: 0; margin: 0; }
+/* a filter with many values (a hundred authors) scrolls within its own box, so the rows stay near the top */
+#changelist-filter ul { max-height: 9.5rem; overflow-y: auto; }
 #changelist-filter a[aria-current] { font-weight: 700; color: #1f2328; }
 .readonly .label { display: block; font-weight: 600; margin: .5rem 0 .2rem; }
 .readonly-value { padding: .3rem 0; overflow-wrap: anywhere; }
@@ -119,6 +125,8 @@ dialog h2 { margin-top: 0; }
   table.list thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
   table.list tr { background: #fff; border: 1px solid #d0d7de; border-radius: .3rem; margin-bottom: .6rem; padding: .3rem 0; }
   table.list td { border: 0; padding: .25rem .75rem; }
+  /* a row's header (the object's link, a history row's date) is the card's title, across its width */
+  table.list tbody th { display: block; width: 100%; border: 0; padding: .25rem .75rem; background: none; white-space: normal; overflow-wrap: anywhere; }
   table.list td[data-label]::before { content: attr(data-label) ": "; font-weight: 600; color: #3d4450; }
   table.list td:empty { display: none; }
 }

@@ -1,0 +1,98 @@
+// A change form's selects list the first thousand targets of a relation; a
+// value past them is still shown chosen, and saving the form keeps it.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../src/db/database.js';
+import { migrate } from '../../src/db/migrate.js';
+import { createModel, field, migration, model } from '../../src/models/index.js';
+import { AdminSite, adminRoutes, createApp, type TrestleApp } from '../../src/index.js';
+import { testDatabases } from '../helpers/databases.js';
+import { CookieJar, inputValue } from '../browsable/cookies.js';
+
+const Writer = model('desk_writer', { name: field.char({ maxLength: 100 }) });
+const Label = model('desk_label', { name: field.char({ maxLength: 50 }) });
+const Story = model('desk_story', {
+  title: field.char({ maxLength: 200 }),
+  writer: field.foreignKey(() => Writer, { onDelete: 'cascade' }),
+  year: field.integer({ null: true }),
+  published: field.date({ null: true }),
+  inPrint: field.boolean({ default: true, verboseName: 'in print' }),
+  notes: field.text({ blank: true, default: '' }),
+  labels: field.manyToMany(() => Label, { blank: true }),
+});
+
+const PASSWORD = 'correct horse battery staple';
+const FORM = 'application/x-www-form-urlencoded';
+type Db = Kysely<Record<string, Record<string, unknown>>>;
+
+describe.each(testDatabases())('relation selects past a thousand targets on $name', ({ open }) => {
+  let database: Database;
+  let app: TrestleApp;
+  let db: Db;
+  let root: CookieJar;
+  let storyId: number;
+
+  const get = async (jar: CookieJar, url: string) => {
+    const res = await app.inject({ url, headers: { accept: 'text/html', cookie: jar.header() } });
+    jar.store(res.headers['set-cookie']);
+    return res;
+  };
+
+  async function post(jar: CookieJar, url: string, fields: Record<string, string | string[]>) {
+    const token = inputValue((await get(jar, '/admin/')).body, 'csrfmiddlewaretoken');
+    const body = new URLSearchParams({ csrfmiddlewaretoken: token });
+    for (const [k, v] of Object.entries(fields)) for (const one of typeof v === 'string' ? [v] : v) body.append(k, one);
+    const res = await app.inject({ method: 'POST', url, headers: { accept: 'text/html', 'content-type': FORM, cookie: jar.header() }, payload: body.toString() });
+    jar.store(res.headers['set-cookie']);
+    return res;
+  }
+
+  beforeAll(async () => {
+    database = await open();
+    db = database.db as unknown as Db;
+    await migrate(database, { '0001_initial': migration({ operations: [Writer, Label, Story].map((m) => createModel(m.tableName, { ...m.fields }, m.meta)) }) });
+    const site = new AdminSite()
+      .register(Writer, { str: (w) => w.name })
+      .register(Label, { str: (l) => l.name })
+      .register(Story, { listDisplay: ['title', 'writer'], str: (s) => s.title });
+    app = await createApp({ settings: { SECRET_KEY: 'test-secret-key-for-many-targets-admin-0123456789' }, routes: [adminRoutes({ site })], database, logger: false });
+    await app.trestle.services.get('users').createUser({ username: 'root', password: PASSWORD, isStaff: true, isSuperuser: true });
+    const many = (prefix: string) => Array.from({ length: 1005 }, (_, i) => ({ name: `${prefix} ${i + 1}` }));
+    for (let i = 0; i < 1005; i += 335) {
+      await db.insertInto('desk_writer').values(many('Writer').slice(i, i + 335)).execute();
+      await db.insertInto('desk_label').values(many('Label').slice(i, i + 335)).execute();
+    }
+    storyId = Number((await db.insertInto('desk_story').values(Story.insertValues({ title: 'Late', writer_id: 1003 }) as never).returning('id').executeTakeFirstOrThrow())['id']);
+    await db.insertInto('desk_story_labels').values([{ story_id: storyId, label_id: 2 }, { story_id: storyId, label_id: 1004 }]).execute();
+    root = new CookieJar();
+    const page = await app.inject({ url: '/admin/login/', headers: { accept: 'text/html' } });
+    root.store(page.headers['set-cookie']);
+    const res = await app.inject({
+      method: 'POST',
+      url: '/admin/login/',
+      headers: { accept: 'text/html', 'content-type': FORM, cookie: root.header() },
+      payload: new URLSearchParams({ csrfmiddlewaretoken: inputValue(page.body, 'csrfmiddlewaretoken'), username: 'root', password: PASSWORD }).toString(),
+    });
+    expect(res.statusCode).toBe(302);
+    root.store(res.headers['set-cookie']);
+  });
+  afterAll(async () => {
+    await app?.close();
+    await database?.close();
+  });
+
+  it('the chosen writer and label past the first thousand are options, chosen, and a save keeps them', async () => {
+    const form = await get(root, `/admin/desk/story/${storyId}/change/`);
+    expect(form.statusCode).toBe(200);
+    expect(form.body).toContain('<option value="1000">Writer 1000</option><option value="1003" selected>Writer 1003</option></select>');
+    expect(form.body).not.toContain('<option value="1001">');
+    expect(form.body).toContain('<option value="1000">Label 1000</option><option value="1004" selected>Label 1004</option></select>');
+    expect(form.body).toContain('<option value="2" selected>Label 2</option>');
+
+    const saved = await post(root, `/admin/desk/story/${storyId}/change/`, { title: 'Later', writer: '1003', labels: ['2', '1004'], inPrint: 'on', _save: '' });
+    expect(saved.statusCode).toBe(302);
+    expect(saved.headers['location']).toBe('/admin/desk/story/');
+    expect(await db.selectFrom('desk_story').select(['title', 'writer_id']).where('id', '=', storyId).executeTakeFirstOrThrow()).toEqual({ title: 'Later', writer_id: 1003 });
+    expect((await db.selectFrom('desk_story_labels').select('label_id').where('story_id', '=', storyId).orderBy('label_id').execute()).map((r) => Number(r['label_id']))).toEqual([2, 1004]);
+  });
+});
