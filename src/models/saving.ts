@@ -11,7 +11,8 @@ export interface SaveContext {
  * What a model view needs from its serializer to write and to render rows
  * without a `perform*` of its own (DRF's `ModelSerializer.save()` split into
  * `create` and `update`). Both run on the connection they are given, which
- * the view opens as one transaction per request: a query on the app's `db`
+ * the view opens as one transaction per request (unless `writesOneStatement`
+ * says it needs none): a query on the app's `db`
  * instead would wait forever on SQLite (one connection, held by the
  * transaction) and miss the transaction's rows on PostgreSQL.
  */
@@ -30,6 +31,15 @@ export interface ModelSaving<Row = Record<string, unknown>> {
    * query per relation and attaches them to the rows under the field's name.
    */
   relatedToLoad(): { selectRelated: readonly string[]; prefetchRelated: readonly string[] };
+  /**
+   * True when `create` (or `update`) of `data` writes a single statement
+   * and nothing else (reads after it aside). A model view then runs it on the
+   * app's database without a transaction of its own: one statement is
+   * atomic by itself, and the transaction's `BEGIN` and `COMMIT` cost more
+   * than the write (on PostgreSQL two more round trips). Absent or `false`:
+   * the view opens one transaction.
+   */
+  writesOneStatement?(method: 'create' | 'update', data: Record<string, unknown>): boolean;
 }
 
 /** True when `value` offers `create`, `update` and `relatedToLoad` for `model` views. */

@@ -195,6 +195,18 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
   }
 
   /**
+   * True when this serializer's own `create` or `update` (not a subclass's)
+   * writes `data` in one statement: the row's `INSERT` or `UPDATE`, no
+   * many-to-many field given. Its reads afterwards (nested relations) need
+   * no transaction.
+   */
+  writesOneStatement(method: 'create' | 'update', data: Record<string, unknown>): boolean {
+    if (this[method] !== ModelSerializer.prototype[method]) return false;
+    for (const [name] of this.toMany) if (Array.isArray(data[name])) return false;
+    return true;
+  }
+
+  /**
    * Writes the fields given (all of them for PUT, those sent for PATCH) to
    * `instance`'s row, `autoNow` fields set to now (`model.updateValues`),
    * and returns the row as stored.

@@ -49,7 +49,8 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
    * `meta.ordering`, `lookupField` to its primary key, the 404 message names
    * it (`No Book matches the given query.`), and `performCreate` /
    * `performUpdate` / `performDestroy` write through the request's model
-   * serializer, each request in one transaction.
+   * serializer, each request in one transaction (none for a single
+   * statement: `ModelSaving.writesOneStatement`).
    */
   model?: AnyModel;
   /**
@@ -328,26 +329,32 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
   /**
    * Writes a new item and returns it. With `model`: the request's model
    * serializer's `create`, in one transaction (a failing write — a
-   * constraint, a many-to-many row — leaves nothing behind).
+   * constraint, a many-to-many row — leaves nothing behind), or without one
+   * when it writes one statement (`ModelSaving.writesOneStatement`).
    */
   performCreate(req: ApiRequest, data: ViewInput<S>): T | Promise<T> {
     const saving = this.modelSaving(req, 'performCreate');
     const ctx = { request: req };
-    return this.database(req)
-      .transaction()
-      .execute((trx) => saving.create(trx, data as Record<string, unknown>, ctx)) as Promise<T>;
+    const values = data as Record<string, unknown>;
+    const db = this.database(req);
+    // One statement is atomic by itself: no BEGIN/COMMIT around it (see `ModelSaving.writesOneStatement`).
+    if (saving.writesOneStatement?.('create', values) === true) return saving.create(db, values, ctx) as Promise<T>;
+    return db.transaction().execute((trx) => saving.create(trx, values, ctx)) as Promise<T>;
   }
 
   /**
    * PUT and PATCH: with PATCH only the fields sent are present. With
-   * `model`: the request's model serializer's `update`, in one transaction.
+   * `model`: the request's model serializer's `update`, in one transaction
+   * (none when it writes one statement).
    */
   performUpdate(req: ApiRequest, instance: T, data: Partial<ViewInput<S>>): T | Promise<T> {
     const saving = this.modelSaving(req, 'performUpdate');
     const ctx = { request: req };
-    return this.database(req)
-      .transaction()
-      .execute((trx) => saving.update(trx, instance as Record<string, unknown>, data as Record<string, unknown>, ctx)) as Promise<T>;
+    const row = instance as Record<string, unknown>;
+    const values = data as Record<string, unknown>;
+    const db = this.database(req);
+    if (saving.writesOneStatement?.('update', values) === true) return saving.update(db, row, values, ctx) as Promise<T>;
+    return db.transaction().execute((trx) => saving.update(trx, row, values, ctx)) as Promise<T>;
   }
 
   /**

@@ -348,6 +348,44 @@ describe.each(testDatabases())('model views on $name', ({ open }) => {
     expect(await bookCount()).toBe(25);
   });
 
+  it('a write of one statement runs without a transaction; a many-to-many list or an overridden create opens one', async () => {
+    const kysely = database.db as AnyDb;
+    let opened = 0;
+    const transaction = kysely.transaction.bind(kysely);
+    Object.assign(kysely, {
+      transaction: () => {
+        opened++;
+        return transaction();
+      },
+    });
+    statements.length = 0;
+    const created = await app.inject({ method: 'POST', url: '/api/authors/', payload: { name: 'Lem' } });
+    expect(created.statusCode).toBe(201);
+    expect(created.json()).toEqual({ id: 3, name: 'Lem', publisher: null });
+    expect(statements).toEqual(['InsertQueryNode']);
+    statements.length = 0;
+    const patched = await app.inject({ method: 'PATCH', url: '/api/tagged/book-24/', payload: { title: 'Dune' } });
+    expect(patched.statusCode).toBe(200);
+    expect(patched.json()).toEqual({ id: 24, title: 'Dune', slug: 'book-24', author: 1, tags: [] });
+    // The row, the title's uniqueness, the update, then the tags the representation reads.
+    expect(statements).toEqual(['SelectQueryNode', 'SelectQueryNode', 'UpdateQueryNode', 'SelectQueryNode']);
+    const taken = await app.inject({ method: 'PATCH', url: '/api/tagged/book-24/', payload: { title: 'Book 3' } });
+    expect(taken.statusCode).toBe(400);
+    expect(taken.json()).toEqual({ title: ['book with this title already exists.'] });
+    expect(opened).toBe(0);
+
+    const tagged = await app.inject({ method: 'PATCH', url: '/api/tagged/book-24/', payload: { tags: [3, 1] } });
+    expect(tagged.statusCode).toBe(200);
+    expect(tagged.json()).toEqual({ id: 24, title: 'Dune', slug: 'book-24', author: 1, tags: [1, 3] });
+    expect(opened).toBe(1);
+    // BookWithTags overrides create: its second statement needs the transaction.
+    const overridden = await app.inject({ method: 'POST', url: '/api/books/', payload: { title: 'Emma', slug: 'emma', author: 1 } });
+    expect(overridden.statusCode).toBe(201);
+    expect(overridden.headers['location']).toBe('http://localhost:80/api/books/emma/');
+    expect(opened).toBe(2);
+    expect(await bookCount()).toBe(25);
+  });
+
   it('a relation to itself loads level by level, one query per level', async () => {
     statements.length = 0;
     const res = await app.inject({ url: '/api/categories/' });
