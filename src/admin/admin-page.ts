@@ -38,6 +38,8 @@ export class AdminPage {
       readonly nav?: AdminNav;
       readonly csrfToken?: string;
       readonly breadcrumbs?: readonly Breadcrumb[];
+      /** Trestle's static scripts the page loads (`admin-autocomplete.js`). */
+      readonly scripts?: readonly string[];
     } = {},
   ) {}
 }
@@ -76,12 +78,13 @@ export class AdminRenderer implements Renderer {
         body: errorPageBody(ctx.response.status, data, found ? { href: found.nav.index, text: 'Back to the administration' } : null),
       });
     }
-    const { user, messages = [], nav, csrfToken = '', breadcrumbs } = data.options;
+    const { user, messages = [], nav, csrfToken = '', breadcrumbs, scripts } = data.options;
     return renderPage(this.app.settings, {
       title: `${data.title} – ${this.siteHeader}`,
       brand: { text: this.siteHeader, href: nav?.index ?? '/' },
       nav: nav && user && user.isAuthenticated ? this.navigation(nav, user, csrfToken) : '',
       ...(breadcrumbs ? { breadcrumbs } : {}),
+      ...(scripts?.length ? { scripts } : {}),
       body: html`${messageList(messages)}\n${typeof data.body === 'string' ? unsafeRaw(data.body) : data.body}`,
     });
   }

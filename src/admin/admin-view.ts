@@ -122,6 +122,7 @@ export class AdminView extends APIView {
     body: string | SafeHtml,
     messages: readonly AdminMessage[] = [],
     trail: readonly Breadcrumb[] = [],
+    scripts: readonly string[] = [],
   ): AdminPage {
     const nav = this.navUrls(req);
     return new AdminPage(title, body, {
@@ -130,6 +131,7 @@ export class AdminView extends APIView {
       csrfToken: getCsrfToken(req),
       nav,
       breadcrumbs: [{ name: 'Home', url: nav.index }, ...trail],
+      ...(scripts.length ? { scripts } : {}),
     });
   }
 

@@ -142,6 +142,12 @@ export interface ModelAdminOptions<Row = Record<string, unknown>> {
    * `TabularInline`s), saved with the row in one transaction.
    */
   inlines?: readonly InlineOptions[];
+  /**
+   * Foreign keys and many-to-many fields whose widget searches the target
+   * as you type (Django's `autocomplete_fields`), through the admin's
+   * `autocomplete/` endpoint; the target must be registered with `searchFields`.
+   */
+  autocompleteFields?: readonly string[];
   /** Fields shown on the change form as text, never written by it. */
   readonlyFields?: readonly string[];
   /** The form's fields, in order (default: every editable field). */
@@ -227,6 +233,11 @@ export class ModelAdmin<Row = Record<string, unknown>> {
       const ok = f.kind === 'boolean' || f.isRelation || f instanceof ManyToManyField || f.kind === 'date' || f.kind === 'datetime' || (f.options.choices?.length ?? 0) > 0;
       if (!ok) throw new Error(`Admin for ${model.tableName}: listFilter "${name}" must be a boolean, a field with choices, a foreign key or a date.`);
     }
+    fieldNames(options.autocompleteFields, 'autocompleteFields');
+    for (const n of options.autocompleteFields ?? []) {
+      // Django's admin.E038.
+      if (!(model.fields[n] instanceof RelationField) && !(model.fields[n] instanceof ManyToManyField)) throw new Error(`Admin for ${model.tableName}: autocompleteFields "${n}" must be a foreign key or a many-to-many field.`);
+    }
     for (const s of options.searchFields ?? []) {
       const [head, rest] = s.replace(/^[\^=@]/, '').split('__', 2) as [string, string | undefined];
       const f = model.fields[head];
@@ -311,6 +322,11 @@ export class ModelAdmin<Row = Record<string, unknown>> {
     }));
   }
 
+  /** Whether the form's widget of `name` is an autocomplete. */
+  isAutocomplete(name: string): boolean {
+    return (this.options.autocompleteFields ?? []).includes(name);
+  }
+
   /** Whether the form shows `name` as text only. */
   isReadonly(name: string): boolean {
     const f = this.model.fields[name];
@@ -356,7 +372,34 @@ export class AdminSite {
     }
     this.admins.set(model.tableName, admin);
     this.known.set(model.tableName, model);
+    try {
+      this.checkAutocomplete(false);
+    } catch (err) {
+      this.admins.delete(model.tableName);
+      this.known.delete(model.tableName);
+      throw err;
+    }
     return this;
+  }
+
+  /**
+   * Refuses an `autocompleteFields` entry whose target is registered
+   * without `searchFields` (Django's admin.E040) and, when `complete` (the
+   * site is mounted), one whose target is not registered (admin.E039).
+   */
+  checkAutocomplete(complete: boolean): void {
+    for (const admin of this.admins.values()) {
+      for (const name of admin.options.autocompleteFields ?? []) {
+        const f = admin.model.fields[name] as RelationField | ManyToManyField;
+        const table = f.targetTable(admin.model.tableName);
+        const target = this.admins.get(table);
+        if (!target) {
+          if (complete) throw new Error(`Admin for ${admin.model.tableName}: autocompleteFields "${name}" needs an admin of ${table} registered.`);
+          continue;
+        }
+        if (!target.options.searchFields?.length) throw new Error(`Admin for ${table} must define searchFields, because admin for ${admin.model.tableName} names it in autocompleteFields ("${name}").`);
+      }
+    }
   }
 
   /**

@@ -41,6 +41,43 @@ export class IncorrectLookupParameters extends ApiError {
   static override defaultCode = 'incorrect_lookup_parameters';
 }
 
+/** Every word of `q` in any search field (Django's `get_search_results`). */
+export function searchConditions(admin: ModelAdmin, q: string, postgres: boolean): Expression<SqlBool>[] {
+  const words = q.split(/\s+/).filter(Boolean);
+  return words.map((word) => {
+    const any = (admin.options.searchFields ?? []).map((spec) => searchCondition(admin.model, spec, word, postgres));
+    return any.length ? sql<SqlBool>`(${sql.join(any, sql` or `)})` : sql<SqlBool>`1 = 1`;
+  });
+}
+
+function searchCondition(model: AnyModel, spec: string, word: string, postgres: boolean): Expression<SqlBool> {
+  const prefix = /^[\^=@]/.test(spec) ? spec[0] : '';
+  const path = spec.slice(prefix.length).split('__');
+  const head = path[0]!;
+  const f = model.fields[head]!;
+  if (path.length > 1 && f instanceof ManyToManyField) {
+    const target = f.targetModel() as AnyModel | null;
+    const key = target?.primaryKey ?? 'id';
+    const inner = target
+      ? searchCondition(target, `${prefix}${path.slice(1).join('__')}`, word, postgres)
+      : ilike(path.slice(1).join('__'), `%${escapeLike(word)}%`, postgres);
+    return sql<SqlBool>`${sql.ref(model.primaryKey)} in (select ${sql.ref(f.sourceColumn(model.tableName))} from ${sql.table(f.throughTable(model.tableName))} where ${sql.ref(f.targetColumn(model.tableName))} in (select ${sql.ref(key)} from ${sql.table(f.targetTable(model.tableName))} where ${inner}))`;
+  }
+  if (path.length > 1 && f instanceof RelationField) {
+    const target = f.targetModel() as AnyModel | null;
+    const table = f.targetTable(model.tableName);
+    const key = target?.primaryKey ?? 'id';
+    const inner = target
+      ? searchCondition(target, `${prefix}${path.slice(1).join('__')}`, word, postgres)
+      : ilike(path.slice(1).join('__'), `%${escapeLike(word)}%`, postgres);
+    return sql<SqlBool>`${sql.ref(f.columnName(head))} in (select ${sql.ref(key)} from ${sql.table(table)} where ${inner})`;
+  }
+  const column = f.columnName(head);
+  if (prefix === '^') return ilike(column, `${escapeLike(word)}%`, postgres);
+  if (prefix === '=') return iequals(column, word, postgres);
+  return ilike(column, `%${escapeLike(word)}%`, postgres);
+}
+
 /** The change list's own query parameters (Django's `SEARCH_VAR`, `ORDER_VAR`, `PAGE_VAR`). */
 const LIST_PARAMS = new Set(['q', 'o', 'p']);
 const FLASH_KEY = '_admin_messages';
@@ -51,7 +88,7 @@ function capfirst(s: string): string {
 }
 
 /** Makes sure the site's models have their permission rows, then reads the user's (superusers need none). */
-async function loadPermissions(req: ApiRequest, site: AdminSite): Promise<ReadonlySet<string>> {
+export async function loadPermissions(req: ApiRequest, site: AdminSite): Promise<ReadonlySet<string>> {
   const db = req.app.services.get('db') as AnyDb;
   await syncPermissions(db, site.registry.map((a) => a.model));
   return (req.user as User).isSuperuser ? new Set() : userPermissions(req);
@@ -598,40 +635,7 @@ ${unsafeRaw(controls)}`;
 
   /** Every word of `q` in any search field (Django's `get_search_results`). */
   private searchConditions(q: string, postgres: boolean): Expression<SqlBool>[] {
-    const admin = this.modelAdmin;
-    const words = q.split(/\s+/).filter(Boolean);
-    return words.map((word) => {
-      const any = (admin.options.searchFields ?? []).map((spec) => this.searchCondition(admin.model, spec, word, postgres));
-      return any.length ? sql<SqlBool>`(${sql.join(any, sql` or `)})` : sql<SqlBool>`1 = 1`;
-    });
-  }
-
-  private searchCondition(model: AnyModel, spec: string, word: string, postgres: boolean): Expression<SqlBool> {
-    const prefix = /^[\^=@]/.test(spec) ? spec[0] : '';
-    const path = spec.slice(prefix.length).split('__');
-    const head = path[0]!;
-    const f = model.fields[head]!;
-    if (path.length > 1 && f instanceof ManyToManyField) {
-      const target = f.targetModel() as AnyModel | null;
-      const key = target?.primaryKey ?? 'id';
-      const inner = target
-        ? this.searchCondition(target, `${prefix}${path.slice(1).join('__')}`, word, postgres)
-        : ilike(path.slice(1).join('__'), `%${escapeLike(word)}%`, postgres);
-      return sql<SqlBool>`${sql.ref(model.primaryKey)} in (select ${sql.ref(f.sourceColumn(model.tableName))} from ${sql.table(f.throughTable(model.tableName))} where ${sql.ref(f.targetColumn(model.tableName))} in (select ${sql.ref(key)} from ${sql.table(f.targetTable(model.tableName))} where ${inner}))`;
-    }
-    if (path.length > 1 && f instanceof RelationField) {
-      const target = f.targetModel() as AnyModel | null;
-      const table = f.targetTable(model.tableName);
-      const key = target?.primaryKey ?? 'id';
-      const inner = target
-        ? this.searchCondition(target, `${prefix}${path.slice(1).join('__')}`, word, postgres)
-        : ilike(path.slice(1).join('__'), `%${escapeLike(word)}%`, postgres);
-      return sql<SqlBool>`${sql.ref(f.columnName(head))} in (select ${sql.ref(key)} from ${sql.table(table)} where ${inner})`;
-    }
-    const column = f.columnName(head);
-    if (prefix === '^') return ilike(column, `${escapeLike(word)}%`, postgres);
-    if (prefix === '=') return iequals(column, word, postgres);
-    return ilike(column, `%${escapeLike(word)}%`, postgres);
+    return searchConditions(this.modelAdmin, q, postgres);
   }
 
   /** The sidebar: for each `listFilter` field, "All" and each value, the current one marked. */
@@ -851,19 +855,21 @@ export class AdminChangeFormView extends AdminModelView {
       const describedBy = [errorId, helpId].filter(Boolean).join(' ') || null;
       if (f instanceof ManyToManyField) {
         const chosen = posted ? [...(typeof posted[name] === 'string' ? [posted[name] as string] : ((posted[name] as readonly string[] | undefined) ?? []))] : instance ? await relatedKeys(this.db(req), model, f, instance) : [];
-        // The first thousand targets, and the chosen ones past them (a save must not drop them).
-        const targets = await this.reprsOf(req, f, [], 1000);
+        // An autocomplete lists only the rows chosen (its script adds the ones a search finds); else the first
+        // thousand targets, and the chosen ones past them (a save must not drop them).
+        const chosenKeys = () => chosen.map((k) => targetKeyValue(f, k)).filter((k) => k !== undefined);
+        const targets = admin.isAutocomplete(name) ? await this.reprsOf(req, f, chosenKeys()) : await this.reprsOf(req, f, [], 1000);
         const missing = chosen.filter((k) => !targets.has(k));
-        if (missing.length) for (const [k, v] of await this.reprsOf(req, f, missing.map((k) => targetKeyValue(f, k)).filter((k) => k !== undefined))) targets.set(k, v);
+        if (missing.length && !admin.isAutocomplete(name)) for (const [k, v] of await this.reprsOf(req, f, missing.map((k) => targetKeyValue(f, k)).filter((k) => k !== undefined))) targets.set(k, v);
         if (admin.isReadonly(name) || !canChange) {
           const names = chosen.map((k) => targets.get(k) ?? k);
           rows.push(html`<div class="field readonly" id="${`field-${name}`}"><span class="label">${label}</span> <div class="readonly-value">${names.length ? names.join(', ') : EMPTY}</div></div>\n`);
           continue;
         }
         const attrs = html` name="${name}" id="${id}"${describedBy ? html` aria-describedby="${describedBy}"` : ''}${errs.length ? html` aria-invalid="true"` : ''}`;
-        rows.push(html`<div class="field${errs.length ? ' has-error' : ''}" id="${`field-${name}`}"><label for="${id}">${label}</label><select multiple${attrs} size="${Math.min(10, Math.max(3, targets.size))}">${[...targets.entries()].map(
+        rows.push(html`<div class="field${errs.length ? ' has-error' : ''}" id="${`field-${name}`}"><label for="${id}">${label}</label><select multiple${attrs}${this.autocompleteAttrs(req, name)} size="${Math.min(10, Math.max(3, targets.size))}">${[...targets.entries()].map(
           ([v, l]) => html`<option value="${v}"${chosen.includes(v) ? html` selected` : ''}>${l}</option>`,
-        )}</select>${this.help(f, helpId)}${this.errorList(errs, errorId)}</div>\n`);
+        )}</select>${this.autocompleteSearch(name, f)}${this.help(f, helpId)}${this.errorList(errs, errorId)}</div>\n`);
         continue;
       }
       const stored = instance ? instance[f.columnName(name)] : typeof f.options.default === 'function' ? (f.options.default as () => unknown)() : f.options.default;
@@ -886,13 +892,15 @@ export class AdminChangeFormView extends AdminModelView {
           : f.options.choices?.length
             ? f.options.choices.map(([v, l]) => [String(v), l] as const)
             : f instanceof RelationField
-              ? await this.relationChoices(req, f, text)
+              ? admin.isAutocomplete(name)
+                ? [...(await this.reprsOf(req, f, [targetKeyValue(f, text)].filter((k) => k !== undefined && text !== ''))).entries()]
+                : await this.relationChoices(req, f, text)
               : null;
       if (choices) {
         const required = !f.null && !(f.options.blank === true);
-        widget = html`<select${attrs}${required ? html` required` : ''}>${!required || text === '' || f.kind === 'boolean' || f.isRelation ? html`<option value=""${text === '' ? html` selected` : ''}>---------</option>` : ''}${choices.map(
+        widget = html`<select${attrs}${this.autocompleteAttrs(req, name)}${required ? html` required` : ''}>${!required || text === '' || f.kind === 'boolean' || f.isRelation ? html`<option value=""${text === '' ? html` selected` : ''}>---------</option>` : ''}${choices.map(
           ([v, l]) => html`<option value="${v}"${v === text ? html` selected` : ''}>${l}</option>`,
-        )}</select>`;
+        )}</select>${this.autocompleteSearch(name, f)}`;
       } else if (f.kind === 'text' || f.kind === 'json') {
         widget = html`<textarea${attrs} rows="6">${text}</textarea>`;
       } else {
@@ -934,7 +942,7 @@ ${canDelete ? html`<a class="btn btn-danger" href="${this.modelUrl(req, admin, '
 </div>
 </div>`}`;
     const trail = this.trail(req, { name: instance ? admin.repr(instance) : title, url: action });
-    return this.page(req, title, body, all, trail);
+    return this.page(req, title, body, all, trail, canChange && admin.options.autocompleteFields?.length ? ['admin-autocomplete.js'] : []);
   }
 
   /**
@@ -959,6 +967,21 @@ ${g.name !== null ? html`<legend><h2 class="fieldset-heading">${g.name}</h2></le
     const key = current === '' ? undefined : targetKeyValue(f, current);
     if (key !== undefined && !targets.has(current)) for (const [k, v] of await this.reprsOf(req, f, [key])) targets.set(k, v);
     return [...targets.entries()];
+  }
+
+  /** The `class` and endpoint URL of an autocomplete's select (none for other fields). */
+  private autocompleteAttrs(req: ApiRequest, name: string): SafeHtml | '' {
+    const admin = this.modelAdmin;
+    if (!admin.isAutocomplete(name)) return '';
+    const query = new URLSearchParams({ app_label: admin.appLabel, model_name: admin.modelName, field_name: name });
+    return html` class="admin-autocomplete" data-autocomplete-url="${`${this.url(req, 'autocomplete')}?${query.toString()}`}"`;
+  }
+
+  /** The search box of an autocomplete (`admin-autocomplete.js` fills the select from its answers). */
+  private autocompleteSearch(name: string, f: ModelField): SafeHtml | '' {
+    if (!this.modelAdmin.isAutocomplete(name)) return '';
+    const target = (f as RelationField | ManyToManyField).targetModel() as AnyModel | null;
+    return html`<input type="search" class="admin-autocomplete-search" id="id_${name}_search" data-for="id_${name}" aria-controls="id_${name}" aria-label="Search ${target?.verboseNamePlural ?? name}" placeholder="Search…" autocomplete="off">`;
   }
 
   private help(f: ModelField, id: string | null): SafeHtml | '' {

@@ -4,6 +4,7 @@ import { AdminLoginView, AdminLogoutView } from './login-view.js';
 import { AdminTokensView, AdminTokenView } from './tokens-view.js';
 import { AdminUsersView, AdminUserView } from './users-view.js';
 import type { AdminSite, ModelAdmin } from './model-admin.js';
+import { AdminAutocompleteView } from './autocomplete.js';
 import { AdminChangeFormView, AdminChangeListView, AdminDeleteView, AdminHistoryView } from './model-views.js';
 
 /** Where the admin console is mounted. */
@@ -49,7 +50,8 @@ function modelRoutes(admin: ModelAdmin): RouteEntry[] {
  * The admin console's routes: `''` (index), `login/`, `logout/`, `users/`,
  * `users/<int:pk>/`, `tokens/`, `tokens/<int:userPk>/`, and for each model
  * of `site`: `<app>/<model>/`, `add/`, `<pk>/change/`, `<pk>/delete/`,
- * `<pk>/history/`. Needs the `users` and `tokens` services (a `database`),
+ * `<pk>/history/`, and Django's `autocomplete/` (JSON for the
+ * `autocompleteFields` widgets). Needs the `users` and `tokens` services (a `database`),
  * as the API and the CLI use.
  *
  * @example
@@ -58,6 +60,10 @@ function modelRoutes(admin: ModelAdmin): RouteEntry[] {
  */
 export function adminRoutes(options: AdminRoutesOptions = {}): IncludeDef {
   const site = options.site ?? null;
+  site?.checkAutocomplete(true);
+  class Autocomplete extends AdminAutocompleteView {
+    override site = site!;
+  }
   class Index extends AdminIndexView {
     override site = site;
   }
@@ -71,6 +77,7 @@ export function adminRoutes(options: AdminRoutesOptions = {}): IncludeDef {
       path('users/<int:pk>/', AdminUserView, { name: 'user' }),
       path('tokens/', AdminTokensView, { name: 'tokens' }),
       path('tokens/<int:userPk>/', AdminTokenView, { name: 'token' }),
+      ...(site ? [path('autocomplete/', Autocomplete, { name: 'autocomplete' })] : []),
       ...(site ? site.registry.flatMap(modelRoutes) : []),
     ],
     { namespace: options.namespace ?? 'admin' },

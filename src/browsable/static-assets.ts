@@ -8,6 +8,7 @@ import type { AppContext } from '../context.js';
 import { STYLESHEET } from './assets/style.js';
 import { BROWSABLE_SCRIPT } from './assets/browsable-script.js';
 import { DOCS_SCRIPT } from './assets/docs-script.js';
+import { ADMIN_AUTOCOMPLETE_SCRIPT } from './assets/admin-autocomplete-script.js';
 
 interface Asset {
   readonly type: string;
@@ -24,6 +25,7 @@ const OWN: Readonly<Record<string, () => Asset>> = {
   'trestle.css': () => asset('text/css; charset=utf-8', Buffer.from(STYLESHEET)),
   'browsable.js': () => asset('text/javascript; charset=utf-8', Buffer.from(BROWSABLE_SCRIPT)),
   'docs.js': () => asset('text/javascript; charset=utf-8', Buffer.from(DOCS_SCRIPT)),
+  'admin-autocomplete.js': () => asset('text/javascript; charset=utf-8', Buffer.from(ADMIN_AUTOCOMPLETE_SCRIPT)),
 };
 
 /** The files of `swagger-ui-dist` the docs page uses, read from node_modules on first request. */

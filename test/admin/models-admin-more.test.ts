@@ -51,7 +51,7 @@ function site(): AdminSite {
       str: (a) => a.name,
     })
     .register(Tag, { searchFields: ['name'], str: (t) => t.name })
-    .register(Book, { searchFields: ['title'], str: (b) => b.title })
+    .register(Book, { autocompleteFields: ['author', 'tags'], searchFields: ['title'], str: (b) => b.title })
     .register(Quote, { str: (q) => q.text });
 }
 
@@ -300,6 +300,103 @@ describe.each(testDatabases())('more admin options on $name', ({ open }) => {
       expect(() => new AdminSite().register(Author, { inlines: [{ model: Pair, fkName: 'nope' }] })).toThrow('fkName "nope" is not a foreign key to lib_author.');
       expect(new AdminSite().register(Author, { inlines: [{ model: Pair, fkName: 'second' }] }).adminFor('lib_author')!.inlines[0]!.prefix).toBe('seconds');
       expect(() => new AdminSite().register(Author, { inlines: [{ model: Book, fields: ['author'] }] })).toThrow('fields names "author", the foreign key to the parent.');
+    });
+  });
+  describe('autocompleteFields', () => {
+    const ac = (params: string) => `/admin/autocomplete/?app_label=lib&model_name=book&${params}`;
+
+    it("answers Django's JSON: the target's rows matching term in its searchFields, by key", async () => {
+      const res = await get(root, ac('field_name=author&term=GUIN'), 'application/json');
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      expect(res.json()).toEqual({ results: [{ id: String(le), text: 'Ursula Le Guin' }], pagination: { more: false } });
+      const all = await get(root, ac('field_name=author'), 'application/json');
+      expect(all.statusCode).toBe(200);
+      const authors = await db.selectFrom('lib_author').select(['id', 'name']).orderBy('id').execute();
+      expect(all.json()).toEqual({ results: authors.map((a) => ({ id: String(a['id']), text: a['name'] })), pagination: { more: false } });
+      const none = await get(root, ac('field_name=author&term=zzz'), 'application/json');
+      expect(none.json()).toEqual({ results: [], pagination: { more: false } });
+    });
+
+    it('pages by twenty with pagination.more; a page past the last is 404', async () => {
+      for (let i = 0; i < 22; i++) await db.insertInto('lib_tag').values({ name: `topic ${String(i).padStart(2, '0')}` }).execute();
+      const first = await get(root, ac('field_name=tags&term=topic'), 'application/json');
+      expect(first.statusCode).toBe(200);
+      const one = first.json() as { results: Array<{ id: string; text: string }>; pagination: { more: boolean } };
+      expect(one.results.map((r) => r.text)).toEqual(Array.from({ length: 20 }, (_, i) => `topic ${String(i).padStart(2, '0')}`));
+      expect(one.pagination).toEqual({ more: true });
+      const second = await get(root, ac('field_name=tags&term=topic&page=2'), 'application/json');
+      expect(second.statusCode).toBe(200);
+      expect(second.json()).toMatchObject({ results: [{ text: 'topic 20' }, { text: 'topic 21' }], pagination: { more: false } });
+      for (const page of ['3', 'abc', '0']) expect((await get(root, ac(`field_name=tags&term=topic&page=${page}`), 'application/json')).statusCode).toBe(404);
+    });
+
+    it('403 for a missing or unknown parameter, a field that is not a relation, or a user who may not view the target; login first', async () => {
+      for (const url of [ac('term=x'), '/admin/autocomplete/?app_label=lib&model_name=nope&field_name=author', ac('field_name=title'), ac('field_name=nope'), ac('field_name=constructor')]) {
+        const res = await get(root, url, 'application/json');
+        expect(res.statusCode, url).toBe(403);
+        expect(res.json()).toEqual({ detail: 'You do not have permission to perform this action.' });
+      }
+      const clerk = await login('clerk');
+      expect((await get(clerk, ac('field_name=author'), 'application/json')).statusCode).toBe(403);
+      const anonymous = await app.inject({ url: ac('field_name=author'), headers: { accept: 'application/json' } });
+      expect(anonymous.statusCode).toBe(302);
+      expect(anonymous.headers['location']).toBe(`/admin/login/?next=${encodeURIComponent(ac('field_name=author'))}`);
+    });
+
+    it('404 when the target is registered without searchFields', async () => {
+      const other = await createApp({
+        settings: { SECRET_KEY: 'test-secret-key-for-more-model-admin-tests-0123456789' },
+        routes: [adminRoutes({ site: new AdminSite().register(Author).register(Book) })],
+        database,
+        logger: false,
+      });
+      try {
+        const page = await other.inject({ url: '/admin/login/', headers: { accept: 'text/html' } });
+        const jar = new CookieJar();
+        jar.store(page.headers['set-cookie']);
+        const logged = await other.inject({ method: 'POST', url: '/admin/login/', headers: { accept: 'text/html', 'content-type': FORM, cookie: jar.header() }, payload: new URLSearchParams({ csrfmiddlewaretoken: inputValue(page.body, 'csrfmiddlewaretoken'), username: 'root', password: PASSWORD }).toString() });
+        jar.store(logged.headers['set-cookie']);
+        const res = await other.inject({ url: ac('field_name=author'), headers: { accept: 'application/json', cookie: jar.header() } });
+        expect(res.statusCode).toBe(404);
+        expect(res.json()).toEqual({ detail: 'AuthorAdmin must have search_fields for the autocomplete_view.' });
+      } finally {
+        await other.close();
+      }
+    });
+
+    it('the form shows a select of the chosen rows only, with a search box and the script; it posts keys as before', async () => {
+      const [dune] = await books(herbert);
+      const res = await get(root, `/admin/lib/book/${String(dune!['id'])}/change/`);
+      expect(res.statusCode).toBe(200);
+      expect(res.body).toContain(
+        `<select name="author" id="id_author" class="admin-autocomplete" data-autocomplete-url="/admin/autocomplete/?app_label=lib&amp;model_name=book&amp;field_name=author" required><option value="">---------</option><option value="${herbert}" selected>Frank Herbert</option></select><input type="search" class="admin-autocomplete-search" id="id_author_search" data-for="id_author" aria-controls="id_author" aria-label="Search authors" placeholder="Search…" autocomplete="off">`,
+      );
+      expect(res.body).not.toContain('>Ursula Le Guin</option>');
+      expect(res.body).toMatch(/<select multiple name="tags" id="id_tags" class="admin-autocomplete" data-autocomplete-url="\/admin\/autocomplete\/\?app_label=lib&amp;model_name=book&amp;field_name=tags" size="3"><\/select><input type="search" class="admin-autocomplete-search" id="id_tags_search"/);
+      const script = res.body.match(/<script src="([^"]+admin-autocomplete\.js)" defer><\/script>/);
+      expect(script).not.toBeNull();
+      const js = await app.inject({ url: script![1]! });
+      expect(js.statusCode).toBe(200);
+      expect(js.headers['content-type']).toBe('text/javascript; charset=utf-8');
+      expect(js.body).toContain("url + '&term=' + encodeURIComponent(input.value)");
+
+      const tags = await db.selectFrom('lib_tag').select('id').where('name', 'in', ['classic', 'sf']).orderBy('id').execute();
+      const saved = await post(root, `/admin/lib/book/${String(dune!['id'])}/change/`, { title: 'Dune', author: String(le), year: '1965', inPrint: 'on', isbn: '', tags: tags.map((t) => String(t['id'])), _continue: '' });
+      expect(saved.statusCode).toBe(302);
+      const again = await get(root, `/admin/lib/book/${String(dune!['id'])}/change/`);
+      expect(again.body).toContain(`<option value="${le}" selected>Ursula Le Guin</option></select>`);
+      expect(again.body).toContain(`<option value="${String(tags[0]!['id'])}" selected>classic</option><option value="${String(tags[1]!['id'])}" selected>sf</option></select>`);
+      expect((await db.selectFrom('lib_book').select('author_id').where('id', '=', dune!['id'] as number).executeTakeFirstOrThrow())['author_id']).toBe(le);
+    });
+
+    it('refuses a field that is not a relation, and a target without searchFields (when registered) or not registered at all (when mounted)', () => {
+      expect(() => new AdminSite().register(Book, { autocompleteFields: ['title'] })).toThrow('Admin for lib_book: autocompleteFields "title" must be a foreign key or a many-to-many field.');
+      expect(() => new AdminSite().register(Author).register(Book, { autocompleteFields: ['author'] })).toThrow('Admin for lib_author must define searchFields, because admin for lib_book names it in autocompleteFields ("author").');
+      const later = new AdminSite().register(Book, { autocompleteFields: ['author'] });
+      expect(() => later.register(Author)).toThrow('Admin for lib_author must define searchFields');
+      expect(later.adminFor('lib_author')).toBeUndefined();
+      expect(() => adminRoutes({ site: later })).toThrow('Admin for lib_book: autocompleteFields "author" needs an admin of lib_author registered.');
     });
   });
 });
