@@ -234,10 +234,32 @@ export class AdminModelView extends AdminView {
     return (await this.withRelated(this.db(req), model, [row as Row]))[0]!;
   }
 
+  /**
+   * The change list's query string a page was opened from (Django's
+   * `_changelist_filters`, its `preserve_filters`), re-encoded; `''` when none.
+   */
+  protected preservedFilters(req: ApiRequest): string {
+    const raw = (req.query as Record<string, unknown>)['_changelist_filters'];
+    const text = Array.isArray(raw) ? raw[0] : raw;
+    return typeof text === 'string' ? new URLSearchParams(text).toString() : '';
+  }
+
+  /** `url` with `filters` (a change list's query string) carried on as `_changelist_filters`. */
+  protected withFilters(url: string, filters: string): string {
+    return filters ? `${url}?${new URLSearchParams({ _changelist_filters: filters }).toString()}` : url;
+  }
+
+  /** The change list as the page was opened from it: its search, filters, order and page. */
+  protected filteredList(req: ApiRequest): string {
+    const filters = this.preservedFilters(req);
+    const list = this.modelUrl(req, this.modelAdmin, 'changelist');
+    return filters ? `${list}?${filters}` : list;
+  }
+
   /** Home › Catalogue › Books › … */
   protected trail(req: ApiRequest, ...more: Breadcrumb[]): Breadcrumb[] {
     const admin = this.modelAdmin;
-    const list = this.modelUrl(req, admin, 'changelist');
+    const list = this.filteredList(req);
     return [{ name: capfirst(admin.appLabel), url: `${this.url(req, 'index')}#app-${admin.appLabel}` }, { name: capfirst(admin.model.verboseNamePlural), url: list }, ...more];
   }
 
@@ -487,6 +509,9 @@ ${rows.map((r) => html`<input type="hidden" name="_selected_action" value="${Str
       return { label, sort, href: listUrl({ o: sort === 'ascending' ? `-${entry}` : entry, p: null }) };
     });
     const canChange = this.can(req, admin, 'change') || this.can(req, admin, 'view');
+    // The list's own query, carried to the pages it links to and back after a save (Django's preserve_filters).
+    const rawUrl = req.raw.url ?? '';
+    const preserved = rawUrl.includes('?') ? new URLSearchParams(rawUrl.slice(rawUrl.indexOf('?') + 1)).toString() : '';
     // Django's "Delete selected …" action: a checkbox per row, for users who may delete.
     const canDelete = this.can(req, admin, 'delete') && rows.length > 0;
     if (canDelete) headers.push({ label: 'Select', href: null, sort: null });
@@ -495,7 +520,7 @@ ${rows.map((r) => html`<input type="hidden" name="_selected_action" value="${Str
       const cells = (display.length ? display : [null]).map((entry, i) => {
         const text = entry === null ? admin.repr(row) : this.cell(entry, row, related);
         const label = headers[i]!.label;
-        const content = i === 0 && canChange ? html`<a href="${this.modelUrl(req, admin, 'change', pk)}">${text}</a>` : text;
+        const content = i === 0 && canChange ? html`<a href="${this.withFilters(this.modelUrl(req, admin, 'change', pk), preserved)}">${text}</a>` : text;
         return i === 0 ? html`<th scope="row" data-label="${label}">${content}</th>` : html`<td data-label="${label}">${content}</td>`;
       });
       const select = canDelete
@@ -527,7 +552,7 @@ ${conditions.length ? html`<span class="muted" id="result-count">${count} result
 </form>`
       : '';
     const body = html`<h1>${title}</h1>
-${canAdd ? html`<p><a class="btn btn-primary" id="add-link" href="${this.modelUrl(req, admin, 'add')}">Add ${model.verboseName}</a></p>` : ''}
+${canAdd ? html`<p><a class="btn btn-primary" id="add-link" href="${this.withFilters(this.modelUrl(req, admin, 'add'), preserved)}">Add ${model.verboseName}</a></p>` : ''}
 ${searchBox}
 ${filters}
 ${canDelete
@@ -778,17 +803,18 @@ export class AdminChangeFormView extends AdminModelView {
     const name = admin.repr(saved);
     const button: SaveButton = '_continue' in form ? '_continue' : '_addanother' in form ? '_addanother' : '_save';
     const did = instance ? 'changed' : 'added';
-    const link = this.modelUrl(req, admin, 'change', pk);
+    const filters = this.preservedFilters(req);
+    const link = this.withFilters(this.modelUrl(req, admin, 'change', pk), filters);
     if (button === '_continue') {
       await flash(req, { level: 'success', text: `The ${model.verboseName} “${name}” was ${did} successfully. You may edit it again below.` });
       return redirect(link);
     }
     if (button === '_addanother') {
       await flash(req, { level: 'success', text: `The ${model.verboseName} “${name}” was ${did} successfully. You may add another ${model.verboseName} below.` });
-      return redirect(this.modelUrl(req, admin, 'add'));
+      return redirect(this.withFilters(this.modelUrl(req, admin, 'add'), filters));
     }
     await flash(req, { level: 'success', text: `The ${model.verboseName} “${name}” was ${did} successfully.` });
-    return redirect(this.modelUrl(req, admin, 'changelist'));
+    return redirect(this.filteredList(req));
   }
 
   /** A row's name as the site names it, else Django's `Book object (1)`. */
@@ -912,10 +938,11 @@ export class AdminChangeFormView extends AdminModelView {
       }
       rows.push(html`<div class="field${errs.length ? ' has-error' : ''}" id="${`field-${name}`}"><label for="${id}">${label}</label>${widget}${this.help(f, helpId)}${this.errorList(errs, errorId)}</div>\n`);
     }
-    const action = instance ? this.modelUrl(req, admin, 'change', instance[model.primaryKey]) : this.modelUrl(req, admin, 'add');
+    const filters = this.preservedFilters(req);
+    const action = this.withFilters(instance ? this.modelUrl(req, admin, 'change', instance[model.primaryKey]) : this.modelUrl(req, admin, 'add'), filters);
     const pk = instance?.[model.primaryKey];
     const tools = instance
-      ? html`<p class="object-tools"><a class="btn" href="${this.modelUrl(req, admin, 'history', pk)}">History</a></p>`
+      ? html`<p class="object-tools"><a class="btn" href="${this.withFilters(this.modelUrl(req, admin, 'history', pk), filters)}">History</a></p>`
       : '';
     const canDelete = instance !== null && this.can(req, admin, 'delete');
     const inlines = canChange ? await this.inlineTables(req, instance, posted, errors) : [];
@@ -931,14 +958,14 @@ ${inlines}
 <button type="submit" name="_save" class="btn btn-primary">Save</button>
 <button type="submit" name="_addanother" class="btn">Save and add another</button>
 <button type="submit" name="_continue" class="btn">Save and continue editing</button>
-${canDelete ? html`<a class="btn btn-danger" href="${this.modelUrl(req, admin, 'delete', pk)}">Delete</a>` : ''}
+${canDelete ? html`<a class="btn btn-danger" href="${this.withFilters(this.modelUrl(req, admin, 'delete', pk), filters)}">Delete</a>` : ''}
 </div>
 </form>`
   : html`<div id="${model.modelName}_form" class="panel">
 ${this.groups(rows)}
 <div class="form-actions submit-row">
-<a class="btn closelink" href="${this.modelUrl(req, admin, 'changelist')}">Close</a>
-${canDelete ? html`<a class="btn btn-danger" href="${this.modelUrl(req, admin, 'delete', pk)}">Delete</a>` : ''}
+<a class="btn closelink" href="${this.filteredList(req)}">Close</a>
+${canDelete ? html`<a class="btn btn-danger" href="${this.withFilters(this.modelUrl(req, admin, 'delete', pk), filters)}">Delete</a>` : ''}
 </div>
 </div>`}`;
     const trail = this.trail(req, { name: instance ? admin.repr(instance) : title, url: action });
@@ -1038,7 +1065,7 @@ export class AdminDeleteView extends AdminModelView {
       return this.confirmPage(req, row, 409, `Rows of ${v.referencingTable ?? 'another table'} still refer to it.`);
     }
     await flash(req, { level: 'success', text: `The ${model.verboseName} “${name}” was deleted successfully.` });
-    return redirect(this.modelUrl(req, admin, 'changelist'));
+    return redirect(this.filteredList(req));
   }
 
   private async confirmPage(req: ApiRequest, row: Row, status: number, reason?: string): Promise<AdminPage | Response> {
@@ -1062,7 +1089,7 @@ ${protectedRows.length
   ? html`<p>Deleting the ${model.verboseName} “${name}” would require deleting the following protected related objects:</p>
 <div id="protected-objects">${list(protectedRows)}</div>`
   : html`<p>Deleting the ${model.verboseName} “${name}” is refused by the database. ${reason ?? ''}</p>`}
-<p><a class="btn" href="${this.modelUrl(req, admin, 'change', pk)}">Back</a></p>
+<p><a class="btn" href="${this.withFilters(this.modelUrl(req, admin, 'change', pk), this.preservedFilters(req))}">Back</a></p>
 </div>`
       : html`<div class="panel confirm" id="delete-confirmation">
 <h1>${title}</h1>
@@ -1071,10 +1098,10 @@ ${protectedRows.length
 <ul id="deleted-summary">${[...counts.entries()].map(([label, n]) => html`<li>${label}: ${n}</li>`)}</ul>
 <h2>Objects</h2>
 <div id="deleted-objects">${list([tree!])}</div>
-<form method="post" action="${this.modelUrl(req, admin, 'delete', pk)}">
+<form method="post" action="${this.withFilters(this.modelUrl(req, admin, 'delete', pk), this.preservedFilters(req))}">
 ${this.csrfField(req)}
 <div class="form-actions"><button type="submit" class="btn btn-danger">Yes, I’m sure</button>
-<a class="btn" href="${this.modelUrl(req, admin, 'change', pk)}">No, take me back</a></div>
+<a class="btn" href="${this.withFilters(this.modelUrl(req, admin, 'change', pk), this.preservedFilters(req))}">No, take me back</a></div>
 </form>
 </div>`;
     const page = this.page(req, title, body, [], this.trail(req, { name, url: this.modelUrl(req, admin, 'change', pk) }, { name: 'Delete', url: this.modelUrl(req, admin, 'delete', pk) }));

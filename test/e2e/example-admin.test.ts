@@ -121,15 +121,18 @@ describe.skipIf(!chromiumAvailable)('the example catalogue in the admin, in Chro
     // Open the oldest of them; change its title and tags.
     const first = page.locator('#result_list tbody th a').first();
     const oldTitle = await first.textContent();
-    await Promise.all([page.waitForURL(/\/change\/$/), first.click()]);
-    const bookId = Number(/\/book\/(\d+)\/change\/$/.exec(page.url())![1]);
+    await Promise.all([page.waitForURL(/\/change\/\?_changelist_filters=/), first.click()]);
+    const bookId = Number(/\/book\/(\d+)\/change\//.exec(page.url())![1]);
     expect(await page.locator('#id_title').inputValue()).toBe(oldTitle);
     expect(await page.locator('#id_author option:checked').textContent()).toBe('Ursula Lagerlöf');
     await expectAccessible(page, 'book-change');
     await page.fill('#id_title', 'The Saga of Gösta Berling');
     await page.selectOption('#id_tags', tags);
-    await Promise.all([page.waitForURL(`${base}/admin/catalogue/book/`), page.click('button[name=_save]')]);
+    await Promise.all([page.waitForURL(/\/admin\/catalogue\/book\/\?author__id__exact=3&q=Ursula\+Lagerl%C3%B6f&o=year$/), page.click('button[name=_save]')]);
     expect(await page.locator('.messages').textContent()).toContain('The book “The Saga of Gösta Berling” was changed successfully.');
+    // Back on the list as it was: searched, filtered and sorted.
+    expect(await page.locator('#result-count').textContent()).toBe('25 results (5000 total)');
+    expect(await page.locator('#result_list thead th[aria-sort="ascending"]').textContent()).toContain('Year');
 
     const book = await api('GET', `/api/books/${bookId}/`);
     expect(book).toMatchObject({ status: 200, body: { id: bookId, title: 'The Saga of Gösta Berling', author: `${base}/api/authors/3/` } });

@@ -1,0 +1,117 @@
+// Django's preserve_filters: the change list's search, filters, order and page
+// travel with its links as `_changelist_filters`, and a save or a delete
+// returns to the list as it was.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../src/db/database.js';
+import { migrate } from '../../src/db/migrate.js';
+import { createModel, field, migration, model } from '../../src/models/index.js';
+import { AdminSite, adminRoutes, createApp, type TrestleApp } from '../../src/index.js';
+import { testDatabases } from '../helpers/databases.js';
+import { CookieJar, inputValue } from '../browsable/cookies.js';
+
+const Writer = model('desk_writer', { name: field.char({ maxLength: 100 }) });
+const Label = model('desk_label', { name: field.char({ maxLength: 50 }) });
+const Story = model('desk_story', {
+  title: field.char({ maxLength: 200 }),
+  writer: field.foreignKey(() => Writer, { onDelete: 'cascade' }),
+  year: field.integer({ null: true }),
+  published: field.date({ null: true }),
+  inPrint: field.boolean({ default: true, verboseName: 'in print' }),
+  notes: field.text({ blank: true, default: '' }),
+  labels: field.manyToMany(() => Label, { blank: true }),
+});
+
+const PASSWORD = 'correct horse battery staple';
+const FORM = 'application/x-www-form-urlencoded';
+type Db = Kysely<Record<string, Record<string, unknown>>>;
+
+describe.each(testDatabases())('change list filters kept across pages on $name', ({ open }) => {
+  let database: Database;
+  let app: TrestleApp;
+  let db: Db;
+  let root: CookieJar;
+  let storyId: number;
+  let writerId: number;
+
+  const get = async (jar: CookieJar, url: string) => {
+    const res = await app.inject({ url, headers: { accept: 'text/html', cookie: jar.header() } });
+    jar.store(res.headers['set-cookie']);
+    return res;
+  };
+
+  async function post(jar: CookieJar, url: string, fields: Record<string, string | string[]>) {
+    const token = inputValue((await get(jar, '/admin/')).body, 'csrfmiddlewaretoken');
+    const body = new URLSearchParams({ csrfmiddlewaretoken: token });
+    for (const [k, v] of Object.entries(fields)) for (const one of typeof v === 'string' ? [v] : v) body.append(k, one);
+    const res = await app.inject({ method: 'POST', url, headers: { accept: 'text/html', 'content-type': FORM, cookie: jar.header() }, payload: body.toString() });
+    jar.store(res.headers['set-cookie']);
+    return res;
+  }
+
+  beforeAll(async () => {
+    database = await open();
+    db = database.db as unknown as Db;
+    await migrate(database, { '0001_initial': migration({ operations: [Writer, Label, Story].map((m) => createModel(m.tableName, { ...m.fields }, m.meta)) }) });
+    const site = new AdminSite()
+      .register(Writer, { str: (w) => w.name })
+      .register(Label, { str: (l) => l.name })
+      .register(Story, { listDisplay: ['title', 'writer', 'year'], listFilter: ['writer'], searchFields: ['title'], str: (s) => s.title });
+    app = await createApp({ settings: { SECRET_KEY: 'test-secret-key-for-preserved-filters-0123456789' }, routes: [adminRoutes({ site })], database, logger: false });
+    await app.trestle.services.get('users').createUser({ username: 'root', password: PASSWORD, isStaff: true, isSuperuser: true });
+    writerId = Number((await db.insertInto('desk_writer').values({ name: 'Ursula Le Guin' }).returning('id').executeTakeFirstOrThrow())['id']);
+    storyId = Number((await db.insertInto('desk_story').values(Story.insertValues({ title: 'The Dispossessed', writer_id: writerId, year: 1974 }) as never).returning('id').executeTakeFirstOrThrow())['id']);
+    root = new CookieJar();
+    const page = await app.inject({ url: '/admin/login/', headers: { accept: 'text/html' } });
+    root.store(page.headers['set-cookie']);
+    const res = await app.inject({
+      method: 'POST',
+      url: '/admin/login/',
+      headers: { accept: 'text/html', 'content-type': FORM, cookie: root.header() },
+      payload: new URLSearchParams({ csrfmiddlewaretoken: inputValue(page.body, 'csrfmiddlewaretoken'), username: 'root', password: PASSWORD }).toString(),
+    });
+    expect(res.statusCode).toBe(302);
+    root.store(res.headers['set-cookie']);
+  });
+  afterAll(async () => {
+    await app?.close();
+    await database?.close();
+  });
+
+  it('the list links carry its query; the change page keeps it in its form, breadcrumbs and links; each button returns with it', async () => {
+    const query = `q=dispossessed&writer__id__exact=${writerId}&o=year`;
+    const kept = `_changelist_filters=q%3Ddispossessed%26writer__id__exact%3D${writerId}%26o%3Dyear`;
+    const list = await get(root, `/admin/desk/story/?${query}`);
+    expect(list.statusCode).toBe(200);
+    expect(list.body).toContain(`<th scope="row" data-label="Title"><a href="/admin/desk/story/${storyId}/change/?${kept}">The Dispossessed</a></th>`);
+    expect(list.body).toContain(`<a class="btn btn-primary" id="add-link" href="/admin/desk/story/add/?${kept}">Add story</a>`);
+    // Without a query, the links are plain.
+    expect((await get(root, '/admin/desk/story/')).body).toContain(`<a href="/admin/desk/story/${storyId}/change/">The Dispossessed</a>`);
+
+    const form = await get(root, `/admin/desk/story/${storyId}/change/?${kept}`);
+    expect(form.statusCode).toBe(200);
+    expect(form.body).toContain(`<form method="post" action="/admin/desk/story/${storyId}/change/?${kept}" id="story_form" class="panel" novalidate>`);
+    expect(form.body).toContain(`<a href="/admin/desk/story/?${query.replaceAll('&', '&amp;')}">Storys</a>`);
+    expect(form.body).toContain(`<a class="btn" href="/admin/desk/story/${storyId}/history/?${kept}">History</a>`);
+    expect(form.body).toContain(`<a class="btn btn-danger" href="/admin/desk/story/${storyId}/delete/?${kept}">Delete</a>`);
+
+    const fields = { title: 'The Dispossessed', writer: String(writerId), year: '1974', inPrint: 'on' };
+    const saved = await post(root, `/admin/desk/story/${storyId}/change/?${kept}`, { ...fields, _save: '' });
+    expect(saved.statusCode).toBe(302);
+    expect(saved.headers['location']).toBe(`/admin/desk/story/?${query}`);
+    const again = await post(root, `/admin/desk/story/${storyId}/change/?${kept}`, { ...fields, _continue: '' });
+    expect(again.headers['location']).toBe(`/admin/desk/story/${storyId}/change/?${kept}`);
+    const another = await post(root, `/admin/desk/story/${storyId}/change/?${kept}`, { ...fields, _addanother: '' });
+    expect(another.headers['location']).toBe(`/admin/desk/story/add/?${kept}`);
+    // A value that is no query string is re-encoded, never echoed raw into Location.
+    const odd = await post(root, `/admin/desk/story/${storyId}/change/?_changelist_filters=a%0D%0Ab%22`, { ...fields, _save: '' });
+    expect(odd.headers['location']).toBe('/admin/desk/story/?a%0D%0Ab%22=');
+
+    const confirm = await get(root, `/admin/desk/story/${storyId}/delete/?${kept}`);
+    expect(confirm.body).toContain(`<form method="post" action="/admin/desk/story/${storyId}/delete/?${kept}">`);
+    const deleted = await post(root, `/admin/desk/story/${storyId}/delete/?${kept}`, {});
+    expect(deleted.statusCode).toBe(302);
+    expect(deleted.headers['location']).toBe(`/admin/desk/story/?${query}`);
+    expect(await db.selectFrom('desk_story').selectAll().execute()).toEqual([]);
+  });
+});
