@@ -903,7 +903,11 @@ export class AdminChangeFormView extends AdminModelView {
       let widget: SafeHtml;
       if (admin.isReadonly(name) || !canChange) {
         const related = f instanceof RelationField && stored !== null && stored !== undefined ? await this.reprsOf(req, f, [stored]) : undefined;
-        rows.push(html`<div class="field readonly" id="${`field-${name}`}"><span class="label">${label}</span> <div class="readonly-value">${displayValue(f, stored, related)}</div></div>\n`);
+        // A related row links to its own page when the user may see it (Django's read-only foreign key).
+        const target = related && f instanceof RelationField ? admin.site.adminFor(f.targetTable(model.tableName)) : undefined;
+        const shown = displayValue(f, stored, related);
+        const value = target && related?.has(String(stored)) && (this.can(req, target, 'view') || this.can(req, target, 'change')) ? html`<a href="${this.modelUrl(req, target, 'change', stored)}">${shown}</a>` : shown;
+        rows.push(html`<div class="field readonly" id="${`field-${name}`}"><span class="label">${label}</span> <div class="readonly-value">${value}</div></div>\n`);
         continue;
       }
       const attrs = html` name="${name}" id="${id}"${describedBy ? html` aria-describedby="${describedBy}"` : ''}${errs.length ? html` aria-invalid="true"` : ''}`;

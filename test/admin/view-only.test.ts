@@ -136,7 +136,8 @@ describe.each(testDatabases())('view-only admin pages on $name', ({ open }) => {
     for (const tag of ['<form', '<input', '<select', '<textarea', '<button']) expect(body).not.toContain(tag);
     expect(body).not.toContain('name="_save"');
     expect(body).toContain('<div class="field readonly" id="field-title"><span class="label">Title</span> <div class="readonly-value">The Dispossessed</div></div>');
-    expect(body).toContain('<div class="field readonly" id="field-writer"><span class="label">Writer</span> <div class="readonly-value">Ursula Le Guin</div></div>');
+    // The writer links to its own page: the reader may view writers.
+    expect(body).toContain(`<div class="field readonly" id="field-writer"><span class="label">Writer</span> <div class="readonly-value"><a href="/admin/desk/writer/${writerId}/change/">Ursula Le Guin</a></div></div>`);
     expect(body).toContain('<div class="field readonly" id="field-published"><span class="label">Published</span> <div class="readonly-value">1974-05-01</div></div>');
     expect(body).toContain('<div class="field readonly" id="field-inPrint"><span class="label">In print</span> <div class="readonly-value">No</div></div>');
     expect(body).toContain('<div class="readonly-value">Anarres &lt;and&gt; Urras</div>');
@@ -151,6 +152,8 @@ describe.each(testDatabases())('view-only admin pages on $name', ({ open }) => {
     const pruned = main((await get(pruner, `/admin/desk/story/${storyId}/change/`)).body);
     expect(pruned).toContain('<h1>View story</h1>');
     expect(pruned).not.toContain('<input');
+    // Without a permission on writers, the writer is text.
+    expect(pruned).toContain('<div class="field readonly" id="field-writer"><span class="label">Writer</span> <div class="readonly-value">Ursula Le Guin</div></div>');
     expect(pruned).toContain(`<a class="btn closelink" href="/admin/desk/story/">Close</a>\n<a class="btn btn-danger" href="/admin/desk/story/${storyId}/delete/">Delete</a>`);
     const list = await get(pruner, '/admin/desk/story/');
     expect(list.body).toContain('id="changelist-form"');
