@@ -16,7 +16,8 @@
  *   (token lookup and a page of 21 rows; docs/decisions.md), far more than
  *   the same work timed alone.
  *
- * Rows come out as node-postgres makes them: the same keys in the same
+ * Rows come out as node-postgres makes them (but for the columns named
+ * `EXACT_POSITION_PREFIX…`, see below): the same keys in the same
  * order, null for SQL NULL, each value through the connection's type
  * parser (a duplicate column name keeps its first place and its last
  * value, as there). Columns in binary format, a column named `__proto__`,
@@ -28,6 +29,15 @@
  */
 import type pg from 'pg';
 import { loadPg } from './pg-module.js';
+
+/**
+ * Columns named with this prefix are the exact text of a cursor page's
+ * ordering columns (src/pagination/source.ts): the row maker puts them in an
+ * object of their own under `EXACT_POSITION`, not among the row's keys.
+ */
+export const EXACT_POSITION_PREFIX = '__trestle_position_';
+/** Where a row keeps its `EXACT_POSITION_PREFIX` columns (invisible to `JSON.stringify` and `Object.keys`). */
+export const EXACT_POSITION: unique symbol = Symbol('trestle.exactPosition');
 
 type Parser = (raw: string) => unknown;
 type RowBuilder = (values: readonly (string | null)[]) => Record<string, unknown>;
@@ -88,17 +98,19 @@ function sameColumns(a: readonly FieldDescription[], b: readonly FieldDescriptio
 function compileRowBuilder(fields: readonly FieldDescription[], client: pg.ClientBase): RowBuilder | null {
   const parsers: Parser[] = [];
   const slots: string[] = [];
+  const positions: string[] = [];
   for (let i = 0; i < fields.length; i++) {
     const { name, dataTypeID, format } = fields[i]!;
     if (format !== 'text' || name === '__proto__') return null;
     parsers.push(client.getTypeParser(dataTypeID, 'text') as Parser);
-    slots.push(`${JSON.stringify(name)}: v[${i}] === null ? null : p[${i}](v[${i}])`);
+    (name.startsWith(EXACT_POSITION_PREFIX) ? positions : slots).push(`${JSON.stringify(name)}: v[${i}] === null ? null : p[${i}](v[${i}])`);
   }
+  if (positions.length > 0) slots.push(`[x]: { ${positions.join(', ')} }`);
   const source = `return { ${slots.join(', ')} };`;
   let make = makers.get(source);
   if (make === undefined) {
     try {
-      make = new Function('p', 'v', source) as Make;
+      make = new Function('p', 'v', 'x', source) as Make;
     } catch {
       // --disallow-code-generation-from-strings
       return null;
@@ -107,10 +119,10 @@ function compileRowBuilder(fields: readonly FieldDescription[], client: pg.Clien
     makers.set(source, make);
   }
   const build = make;
-  return (values) => build(parsers, values);
+  return (values) => build(parsers, values, EXACT_POSITION);
 }
 
-type Make = (p: readonly Parser[], v: readonly (string | null)[]) => Record<string, unknown>;
+type Make = (p: readonly Parser[], v: readonly (string | null)[], x: symbol) => Record<string, unknown>;
 
 /**
  * Compiled row makers by their source (the column names), shared by every

@@ -8,6 +8,7 @@ import { AliasNode, CompiledQuery, IdentifierNode, RawNode, SelectionNode, Selec
 import type { Source } from './base.js';
 import { directExecutorOf, executeTogetherOn, hasDirectExecutors } from '../db/direct.js';
 import { compileDerived, deriveOn, ownCompile, type Derived } from '../db/query-shapes.js';
+import { EXACT_POSITION, EXACT_POSITION_PREFIX } from '../db/pg-query.js';
 
 /** One column of an ordering, as the client sees the listing. */
 export interface OrderTerm {
@@ -45,17 +46,21 @@ export function valueOf(item: unknown, field: string): unknown {
 
 /**
  * Rows read by a cursor page on PostgreSQL carry each ordering column's value
- * as the database prints it (`created::text`), kept here beside the row: a
- * `timestamptz` parsed into a `Date` would keep milliseconds and drop the
- * microseconds the column holds, and a cursor made from it would repeat or
- * skip rows. Bound back as text, PostgreSQL reads the value at full precision.
+ * as the database prints it (`created::text`), kept on the row under this
+ * symbol: a `timestamptz` parsed into a `Date` would keep milliseconds and
+ * drop the microseconds the column holds, and a cursor made from it would
+ * repeat or skip rows. Bound back as text, PostgreSQL reads the value at
+ * full precision. A symbol key is invisible to `JSON.stringify`,
+ * `Object.keys` and the serializers; a `WeakMap` entry per row, and a copy
+ * of each row without the text columns, cost more than the page's query
+ * (see docs/performance.md).
  */
-const exactValues = new WeakMap<object, Readonly<Record<string, unknown>>>();
+const EXACT = EXACT_POSITION;
 
 /** The value a cursor records for a term's column: the database's exact text where it was read, else the row's value. */
 export function positionValue(item: unknown, field: string): unknown {
   if (item !== null && typeof item === 'object') {
-    const exact = exactValues.get(item);
+    const exact = (item as { [EXACT]?: Readonly<Record<string, unknown>> })[EXACT];
     if (exact !== undefined && Object.prototype.hasOwnProperty.call(exact, field)) return exact[field];
   }
   return valueOf(item, field);
@@ -438,10 +443,8 @@ function rowCompare(terms: readonly OrderTerm[], op: string, values: readonly un
 }
 
 /** The name a row carries the exact text of ordering term `i` under. */
-const EXACT_PREFIX = '__trestle_position_';
-
 function exactKey(i: number): string {
-  return `${EXACT_PREFIX}${i}`;
+  return `${EXACT_POSITION_PREFIX}${i}`;
 }
 
 /** Whether any ordering column is read as text (all but the unique ones, whose integers or strings are exact). */
@@ -456,17 +459,30 @@ function withExactColumns<T>(listing: AnyQuery<T>, order: readonly OrderTerm[]):
   return listing.select(columns) as AnyQuery<T>;
 }
 
-/** The row without the exact-text columns, which are kept beside it for `positionValue`. */
+/**
+ * The row without its exact-text columns, which go under `EXACT` by field
+ * for `positionValue`. The app's own PostgreSQL executor has already put
+ * them there by column name (src/db/pg-query.ts); a row node-postgres built
+ * holds them among its keys, and they are removed newest first (they were
+ * selected last), which V8 undoes without turning the row into a dictionary.
+ */
 function takeExact<T>(row: T, order: readonly OrderTerm[]): T {
-  const source = row as Record<string, unknown>;
-  const clean: Record<string, unknown> = {};
-  for (const key of Object.keys(source)) if (!key.startsWith(EXACT_PREFIX)) clean[key] = source[key];
+  const source = row as Record<string | symbol, unknown>;
+  const carried = source[EXACT] as Record<string, unknown> | undefined;
   const exact: Record<string, unknown> = {};
-  order.forEach((t, i) => {
-    if (t.unique !== true) exact[t.field] = source[exactKey(i)];
-  });
-  exactValues.set(clean, exact);
-  return clean as T;
+  for (let i = order.length - 1; i >= 0; i--) {
+    const term = order[i]!;
+    if (term.unique === true) continue;
+    const key = exactKey(i);
+    if (carried !== undefined) {
+      exact[term.field] = carried[key];
+    } else {
+      exact[term.field] = source[key];
+      delete source[key];
+    }
+  }
+  source[EXACT] = exact;
+  return row;
 }
 
 const postgresByExecutor = new WeakMap<QueryExecutor, boolean>();

@@ -11,6 +11,7 @@ import { CompiledQuery, sql, type Kysely } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { trestlePgTypes } from '../../src/db/pg-types.js';
+import { EXACT_POSITION, EXACT_POSITION_PREFIX } from '../../src/db/pg-query.js';
 import { freshPgUrl } from '../helpers/databases.js';
 import { pgAvailable, requirePgInCi } from '../helpers/pg.js';
 
@@ -95,6 +96,19 @@ describe.runIf(pgAvailable())('rows built by the own PostgreSQL executor', () =>
       expect(Object.keys(row)).toEqual(['a', 'b', '__proto__', 'constructor']);
       expect(row['a']).toBe(2);
       expect(Object.getPrototypeOf(row)).toBe(Object.prototype);
+    }
+  });
+
+  it('keep a cursor page’s exact-position columns out of the row’s keys, under their symbol, parsed as text', async () => {
+    const { db } = await open({ pgPrepareThreshold: 0 });
+    const text = `select $1::int as id, '2024-02-29 23:59:59.123456+00'::timestamptz as at,
+      '2024-02-29 23:59:59.123456+00'::timestamptz::text as "${EXACT_POSITION_PREFIX}0", 'b' as "${EXACT_POSITION_PREFIX}1"`;
+    for (let run = 0; run < 3; run++) {
+      const { rows } = await db.executeQuery(CompiledQuery.raw(text, [7]));
+      const row = rows[0] as Record<string | symbol, unknown>;
+      expect(Object.keys(row)).toEqual(['id', 'at']);
+      expect(JSON.stringify(row)).toBe('{"id":7,"at":"2024-02-29T23:59:59.123Z"}');
+      expect(row[EXACT_POSITION]).toEqual({ [`${EXACT_POSITION_PREFIX}0`]: '2024-02-29 23:59:59.123456+00', [`${EXACT_POSITION_PREFIX}1`]: 'b' });
     }
   });
 
