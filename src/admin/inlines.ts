@@ -235,6 +235,14 @@ export interface InlineTable {
   readonly name: (row: Row) => string;
 }
 
+/** A value as a read-only cell shows it: Yes/No, a choice's label, a related row's name, `-` for none. */
+function shownText(f: ModelField, text: string, related: ReadonlyArray<readonly [string, string]> | undefined): string {
+  if (text === '') return '-';
+  if (f.kind === 'boolean') return text === 'true' ? 'Yes' : 'No';
+  const label = (f.options.choices?.map(([v, l]) => [String(v), l] as const) ?? related ?? []).find(([v]) => v === text);
+  return label ? label[1] : f.kind === 'datetime' ? text.replace('T', ' ') : text;
+}
+
 function errorList(errors: readonly string[] | undefined): SafeHtml | '' {
   return errors?.length ? html`<ul class="errorlist">${errors.map((e) => html`<li>${e}</li>`)}</ul>` : '';
 }
@@ -265,6 +273,8 @@ export async function inlineHtml(t: InlineTable): Promise<SafeHtml> {
     if (f instanceof RelationField) choices.set(n, await t.choices(f));
   }
   const deletable = inline.canDelete && may.delete;
+  // Nothing to post: no management form, no hidden keys (a view-only page).
+  const viewOnly = !may.add && !may.change && !deletable;
   const parentKey = (row: Row | undefined) => (row ? String(row[inline.fk.columnName(inline.fkName)] ?? '') : '');
   const rows: SafeHtml[] = [];
   for (let i = 0; i < total; i++) {
@@ -279,7 +289,7 @@ export async function inlineHtml(t: InlineTable): Promise<SafeHtml> {
       let widget: SafeHtml;
       const readonly = original !== undefined && !may.change;
       if (readonly) {
-        widget = html`<p>${text}</p>`;
+        widget = html`<p>${shownText(f, text, choices.get(n))}</p>`;
       } else if (f.kind === 'boolean' && !f.null) {
         widget = html`<input type="checkbox"${attrs}${text === 'on' || text === 'true' ? html` checked` : ''}>`;
       } else {
@@ -301,13 +311,14 @@ export async function inlineHtml(t: InlineTable): Promise<SafeHtml> {
     const checked = posted ? ['on', 'true'].includes(formText(posted, `${p}-${i}-DELETE`) ?? '') : false;
     const keyText = original ? String(original[model.primaryKey]) : posted && i < initial ? (formText(posted, `${p}-${i}-id`) ?? '') : '';
     if (rowErrors.length) rows.push(html`<tr class="row-form-errors"><td colspan="${String(inline.fields.length + 2)}">${html`<ul class="errorlist nonfield">${rowErrors.map((e) => html`<li>${e}</li>`)}</ul>`}</td></tr>\n`);
-    rows.push(html`<tr class="form-row${original ? ' has_original' : ''}" id="${p}-${String(i)}"><td class="original">${original ? html`<p>${t.name(original)}</p>` : ''}${
-      i < initial ? html`<input type="hidden" name="${p}-${String(i)}-id" value="${keyText}" id="${id('id')}">` : ''
-    }<input type="hidden" name="${p}-${String(i)}-${inline.fkName}" value="${parentKey(original)}" id="${id(inline.fkName)}"></td>${cells}<td class="delete">${
+    const keys = viewOnly
+      ? ''
+      : html`${i < initial ? html`<input type="hidden" name="${p}-${String(i)}-id" value="${keyText}" id="${id('id')}">` : ''}<input type="hidden" name="${p}-${String(i)}-${inline.fkName}" value="${parentKey(original)}" id="${id(inline.fkName)}">`;
+    rows.push(html`<tr class="form-row${original ? ' has_original' : ''}" id="${p}-${String(i)}"><td class="original">${original ? html`<p>${t.name(original)}</p>` : ''}${keys}</td>${cells}<td class="delete">${
       deletable && i < initial ? html`<input type="checkbox" name="${p}-${String(i)}-DELETE" id="${id('DELETE')}" aria-label="Delete"${checked ? html` checked` : ''}>` : ''
     }</td></tr>\n`);
   }
-  const hidden = (n: string, v: number) => html`<input type="hidden" name="${p}-${n}" value="${String(v)}" id="id_${p}-${n}">`;
+  const hidden = (n: string, v: number) => (viewOnly ? '' : html`<input type="hidden" name="${p}-${n}" value="${String(v)}" id="id_${p}-${n}">`);
   const plural = model.verboseNamePlural;
   return html`<div class="js-inline-admin-formset inline-group" id="${p}-group">
 <div class="tabular inline-related">

@@ -765,7 +765,8 @@ export class AdminChangeFormView extends AdminModelView {
     const inlineWrites: InlineWrites[] = [];
     for (const inline of admin.inlines) {
       const may = this.inlinePermissions(req, inline, instance === null);
-      if (!may) continue;
+      // Rows the user may only view have no management form and are left alone.
+      if (!may || (!may.add && !may.change && !(inline.canDelete && may.delete))) continue;
       const read = await readInline(req, inline, instance, form, may);
       Object.assign(inlineErrors, read.errors);
       inlineWrites.push(read.writes);
@@ -828,10 +829,10 @@ export class AdminChangeFormView extends AdminModelView {
    * parent's `add` (on the add form) or `change`; `null` when the inline is
    * not shown at all.
    */
-  private inlinePermissions(req: ApiRequest, inline: InlineAdmin, adding: boolean): InlinePermissions | null {
+  private inlinePermissions(req: ApiRequest, inline: InlineAdmin, adding: boolean, viewing = false): InlinePermissions | null {
     const own = this.modelAdmin.site.adminFor(inline.model.tableName);
     if (!own) {
-      const may = this.can(req, this.modelAdmin, adding ? 'add' : 'change');
+      const may = this.can(req, this.modelAdmin, adding ? 'add' : 'change') || (viewing && this.can(req, this.modelAdmin, 'view'));
       return may ? { add: true, change: true, delete: true } : null;
     }
     const may = { add: this.can(req, own, 'add'), change: this.can(req, own, 'change'), delete: this.can(req, own, 'delete') };
@@ -839,10 +840,11 @@ export class AdminChangeFormView extends AdminModelView {
   }
 
   /** The tables of the admin's inlines the user may see, for the form. */
-  private async inlineTables(req: ApiRequest, instance: Row | null, posted: AdminForm | null, errors: FormErrors): Promise<SafeHtml[]> {
+  private async inlineTables(req: ApiRequest, instance: Row | null, posted: AdminForm | null, errors: FormErrors, viewOnly: boolean): Promise<SafeHtml[]> {
     const out: SafeHtml[] = [];
     for (const inline of this.modelAdmin.inlines) {
-      const may = this.inlinePermissions(req, inline, instance === null);
+      // A view-only page shows the rows as text (the inline model's view permission, or the parent's).
+      const may = viewOnly ? (this.inlinePermissions(req, inline, false, true) ? { add: false, change: false, delete: false } : null) : this.inlinePermissions(req, inline, instance === null);
       if (!may) continue;
       const m = inline.model;
       const rows = await this.withRelated(this.db(req), m, await inlineRows(this.db(req), inline, instance));
@@ -949,7 +951,7 @@ export class AdminChangeFormView extends AdminModelView {
       ? html`<p class="object-tools"><a class="btn" href="${this.withFilters(this.modelUrl(req, admin, 'history', pk), filters)}">History</a></p>`
       : '';
     const canDelete = instance !== null && this.can(req, admin, 'delete');
-    const inlines = canChange ? await this.inlineTables(req, instance, posted, errors) : [];
+    const inlines = await this.inlineTables(req, instance, posted, errors, !canChange);
     const body = html`<h1>${title}</h1>
 ${instance ? html`<h2 class="muted">${admin.repr(instance)}</h2>` : ''}
 ${tools}
@@ -967,6 +969,7 @@ ${canDelete ? html`<a class="btn btn-danger" href="${this.withFilters(this.model
 </form>`
   : html`<div id="${model.modelName}_form" class="panel">
 ${this.groups(rows)}
+${inlines}
 <div class="form-actions submit-row">
 <a class="btn closelink" href="${this.filteredList(req)}">Close</a>
 ${canDelete ? html`<a class="btn btn-danger" href="${this.withFilters(this.modelUrl(req, admin, 'delete', pk), filters)}">Delete</a>` : ''}

@@ -293,6 +293,42 @@ describe.each(testDatabases())('more admin options on $name', ({ open }) => {
       expect((await books(herbert))[0]!['title']).toBe('Dune');
     });
 
+    it("the inline model's own permissions: view only shows its rows as text, and the post leaves them alone; a view-only parent shows them too", async () => {
+      const users = app.trestle.services.get('users');
+      const grant = async (username: string, ...codenames: string[]) => {
+        await get(root, '/admin/'); // the first admin page inserts the models' permission rows
+        const id = Number((await users.createUser({ username, password: PASSWORD, isStaff: true })).pk);
+        const perms = await db.selectFrom('auth_permission').select(['id', 'codename']).where('content_type', 'like', 'lib_%').where('codename', 'in', codenames).execute();
+        expect(perms).toHaveLength(codenames.length);
+        for (const perm of perms) await db.insertInto('trestle_user_user_permissions').values({ user_id: id, permission_id: perm['id'] }).execute();
+        return login(username);
+      };
+      const editor = await grant('editor', 'change_author', 'view_book');
+      const page = await get(editor, `/admin/lib/author/${le}/change/`);
+      expect(page.statusCode).toBe(200);
+      const [first] = await books(le);
+      // Existing rows as text, no blank rows, no Delete?; quotes (no permission of their own) are not shown.
+      expect(page.body).toContain(`<tr class="form-row has_original" id="books-0"><td class="original"><p>${String(first!['title'])}</p></td>`);
+      expect(page.body).toContain(`<td class="field-title"><p>${String(first!['title'])}</p></td><td class="field-year"><p>${String(first!['year'] ?? '-')}</p></td><td class="field-inPrint"><p>Yes</p></td><td class="delete"></td></tr>`);
+      expect(page.body).not.toContain('books-TOTAL_FORMS');
+      expect(page.body).not.toContain('name="books-0-title"');
+      expect(page.body).not.toContain('quote_set-group');
+      const res = await post(editor, `/admin/lib/author/${le}/change/`, { ...unchanged(page.body), name: 'Ursula K. Le Guin', country: 'US', notes: '', 'books-0-title': 'Ignored', 'books-0-DELETE': 'on', 'quote_set-TOTAL_FORMS': '1', 'quote_set-INITIAL_FORMS': '0', 'quote_set-0-text': 'Ignored too', _save: '' });
+      expect(res.statusCode).toBe(302);
+      expect((await books(le))[0]!['title']).toBe(first!['title']);
+      expect(await db.selectFrom('lib_quote').select('id').where('author_id', '=', le).execute()).toEqual([]);
+      expect((await lastLog())['change_message']).toBe('[{"changed": {"fields": ["Name"]}}]');
+      await db.updateTable('lib_author').set({ name: 'Ursula Le Guin' }).where('id', '=', le).execute();
+
+      const reader = await grant('reader', 'view_author', 'view_book');
+      const view = await get(reader, `/admin/lib/author/${le}/change/`);
+      expect(view.statusCode).toBe(200);
+      expect(view.body).not.toContain('<form method="post" action="/admin/lib/author/');
+      expect(view.body).toContain('<legend><h2 class="inline-heading">Books</h2></legend>');
+      expect(view.body).toContain(`<tr class="form-row has_original" id="books-0"><td class="original"><p>${String(first!['title'])}</p></td><td class="field-title"><p>${String(first!['title'])}</p></td>`);
+      expect(view.body).not.toContain('books-TOTAL_FORMS');
+    });
+
     it('refuses an inline without a foreign key to the parent, or with two and no fkName', () => {
       expect(() => new AdminSite().register(Author, { inlines: [{ model: Tag }] })).toThrow('Admin for lib_author: inline lib_tag has no foreign key to lib_author.');
       const Pair = model('lib_pair', { first: field.foreignKey(() => Author, { onDelete: 'cascade', relatedName: 'firsts' }), second: field.foreignKey(() => Author, { onDelete: 'cascade', relatedName: 'seconds' }) });

@@ -66,6 +66,19 @@ textarea { min-height: 10rem; font-family: ui-monospace, SFMono-Regular, Menlo, 
 .form-actions { display: flex; flex-wrap: wrap; align-items: center; gap: .5rem; margin-top: .8rem; }
 .field-errors { list-style: none; margin: .2rem 0 0; padding: 0; color: #a0161b; font-size: .9rem; }
 .has-error input, .has-error select, .has-error textarea { border-color: #a0161b; }
+fieldset.module { border: 1px solid #d0d7de; border-radius: .3rem; padding: .4rem .9rem .7rem; margin: 0 0 1rem; min-width: 0; }
+fieldset.module > legend h2, .inline-heading { font-size: 1.05rem; margin: 0; padding: 0 .3rem; }
+fieldset.module .description { color: #4a5563; font-size: .9rem; }
+.form-row { display: flex; flex-wrap: wrap; gap: 0 1rem; }
+.form-row > .field { flex: 1 1 12rem; }
+.inline-group { overflow-x: auto; }
+.inline-group table { width: 100%; border-collapse: collapse; }
+.inline-group th, .inline-group td { text-align: left; padding: .3rem .4rem; border-bottom: 1px solid #e6eaef; vertical-align: top; }
+.inline-group th.required::after { content: " *"; color: #a0161b; }
+.inline-group td.original p { margin: 0 0 .2rem; color: #4a5563; font-size: .85rem; }
+.inline-group textarea { min-height: 3rem; }
+.errorlist { list-style: none; margin: .2rem 0; padding: 0; color: #a0161b; font-size: .9rem; }
+.admin-autocomplete-search { margin-top: .3rem; }
 .tabs { display: flex; gap: .25rem; margin: 0 0 -1px; padding: 0; border-bottom: 1px solid #d0d7de; }
 .tabs [role=tab] { padding: .4rem .9rem; border: 1px solid transparent; border-radius: .3rem .3rem 0 0; background: none; font: inherit; color: #1a5597; cursor: pointer; }
 .tabs [role=tab][aria-selected=true] { border-color: #d0d7de #d0d7de #fff; background: #fff; color: #1f2328; font-weight: 600; }
