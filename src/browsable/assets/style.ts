@@ -29,6 +29,9 @@ h2 { font-size: 1.15rem; }
 .description { color: #3d4450; margin-bottom: 1rem; }
 .toolbar { display: flex; gap: .5rem; flex-wrap: wrap; align-items: center; margin-bottom: 1rem; }
 .toolbar input[type=search], .toolbar input[type=text] { flex: 1 1 14rem; width: auto; }
+/* a toolbar's label and select stay on the line of their button (the change list's "Action: [Delete selected books] Go") */
+.toolbar label:not(.visually-hidden) { margin: 0; }
+.toolbar select { flex: 0 1 auto; width: auto; max-width: 100%; }
 .btn { display: inline-block; padding: .35rem .8rem; border: 1px solid #8a96a3; border-radius: .3rem; background: #fff; color: #1f2328; font: inherit; font-size: .9rem; line-height: 1.4; text-decoration: none; cursor: pointer; }
 .btn:hover { background: #eef2f6; }
 .btn-primary { background: #1a5597; border-color: #1a5597; color: #fff; }
