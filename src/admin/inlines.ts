@@ -111,6 +111,7 @@ export async function readInline(req: ApiRequest, inline: InlineAdmin, parent: R
   }
   const existing = new Map((await inlineRows(db, inline, parent)).map((r) => [String(r[model.primaryKey]), r]));
   const serializer = serializerOf(inline);
+  const validRows: Array<{ index: number; data: Row }> = [];
   for (let i = 0; i < counts.total; i++) {
     const isInitial = i < counts.initial;
     const deleting = inline.canDelete && may.delete && ['on', 'true'].includes(formText(form, `${inline.prefix}-${i}-DELETE`) ?? '');
@@ -149,6 +150,7 @@ export async function readInline(req: ApiRequest, inline: InlineAdmin, parent: R
       for (const [name, messages] of Object.entries(read.errors)) errors[inlineErrorKey(inline, i, name)] = messages;
       continue;
     }
+    validRows.push({ index: i, data: valid });
     if (instance === null) {
       creates.push({ index: i, data: valid });
       continue;
@@ -158,6 +160,23 @@ export async function readInline(req: ApiRequest, inline: InlineAdmin, parent: R
       return n in valid && comparable(f, instance[f.columnName(n)]) !== comparable(f, f.isRelation ? keysOf(f, valid[n]) : valid[n]);
     });
     if (changed.length) updates.push({ index: i, row: instance, data: valid, changed: changed.map((n) => inline.label(n)) });
+  }
+  // Django's formset `validate_unique`: a unique field's value twice among the rows posted.
+  for (const name of inline.fields) {
+    const f = model.fields[name]!;
+    if (!f.options.unique) continue;
+    const seen = new Set<string>();
+    for (const { index, data } of validRows) {
+      const value = data[name];
+      if (value === null || value === undefined) continue;
+      const key = comparable(f, f.isRelation ? keysOf(f, value) : value) ?? '';
+      if (!seen.has(key)) {
+        seen.add(key);
+        continue;
+      }
+      errors[inlineErrorKey(inline, null, '__all__')] = [...new Set([...(errors[inlineErrorKey(inline, null, '__all__')] ?? []), `Please correct the duplicate data for ${name}.`])];
+      errors[inlineErrorKey(inline, index, '__all__')] = ['Please correct the duplicate values below.'];
+    }
   }
   return { writes, errors };
 }

@@ -27,7 +27,7 @@ const Book = model('lib_book', {
 /** A foreign key without a related name: Django's default prefix `quote_set`. */
 const Quote = model('lib_quote', {
   author: field.foreignKey(() => Author, { onDelete: 'cascade' }),
-  text: field.char({ maxLength: 200 }),
+  text: field.char({ maxLength: 200, unique: true }),
 });
 
 const initial = migration({
@@ -291,6 +291,31 @@ describe.each(testDatabases())('more admin options on $name', ({ open }) => {
       expect(res.statusCode).toBe(200);
       expect(res.body).toContain('<tr class="row-form-errors"><td colspan="5"><ul class="errorlist nonfield"><li>Select a valid choice. That choice is not one of the available choices.</li></ul></td></tr>');
       expect((await books(herbert))[0]!['title']).toBe('Dune');
+    });
+
+    it('a unique value twice among the rows posted, or already in another row, is refused in the row', async () => {
+      const form = (texts: string[]) => ({
+        name: 'Frank Herbert',
+        country: 'US',
+        notes: '',
+        'books-TOTAL_FORMS': '0',
+        'books-INITIAL_FORMS': '0',
+        'quote_set-TOTAL_FORMS': String(texts.length),
+        'quote_set-INITIAL_FORMS': '0',
+        ...Object.fromEntries(texts.map((t, i) => [`quote_set-${i}-text`, t])),
+        _save: '',
+      });
+      const twice = await post(root, `/admin/lib/author/${herbert}/change/`, form(['Fear is the mind-killer.', 'Deep in the human unconscious.', 'Fear is the mind-killer.']));
+      expect(twice.statusCode).toBe(200);
+      expect(twice.body).toContain('<legend><h2 class="inline-heading">Quotes</h2></legend>\n<ul class="errorlist"><li>Please correct the duplicate data for text.</li></ul>');
+      expect(twice.body).toContain('<tr class="row-form-errors"><td colspan="3"><ul class="errorlist nonfield"><li>Please correct the duplicate values below.</li></ul></td></tr>\n<tr class="form-row" id="quote_set-2">');
+      expect(twice.body).not.toContain('<tr class="row-form-errors"><td colspan="3"><ul class="errorlist nonfield"><li>Please correct the duplicate values below.</li></ul></td></tr>\n<tr class="form-row" id="quote_set-0">');
+      expect(await db.selectFrom('lib_quote').select('id').where('author_id', '=', herbert).execute()).toEqual([]);
+
+      const taken = await post(root, `/admin/lib/author/${herbert}/change/`, form(['All that you touch you change.']));
+      expect(taken.statusCode).toBe(200);
+      expect(taken.body).toContain('<td class="field-text"><ul class="errorlist"><li>quote with this text already exists.</li></ul><input type="text" name="quote_set-0-text"');
+      expect(await db.selectFrom('lib_quote').select('id').where('author_id', '=', herbert).execute()).toEqual([]);
     });
 
     it("the inline model's own permissions: view only shows its rows as text, and the post leaves them alone; a view-only parent shows them too", async () => {
