@@ -244,6 +244,12 @@ export class AdminModelView extends AdminView {
     return typeof text === 'string' ? new URLSearchParams(text).toString() : '';
   }
 
+  /** The request's own query string, re-encoded (`''` when none). */
+  protected ownQuery(req: ApiRequest): string {
+    const raw = req.raw.url ?? '';
+    return raw.includes('?') ? new URLSearchParams(raw.slice(raw.indexOf('?') + 1)).toString() : '';
+  }
+
   /** `url` with `filters` (a change list's query string) carried on as `_changelist_filters`. */
   protected withFilters(url: string, filters: string): string {
     return filters ? `${url}?${new URLSearchParams({ _changelist_filters: filters }).toString()}` : url;
@@ -396,7 +402,9 @@ export class AdminChangeListView extends AdminModelView {
     if (denied) return denied;
     const admin = this.modelAdmin;
     const model = admin.model;
-    const base = this.modelUrl(req, admin, 'changelist');
+    // The list as it was (search, filters, order, page): the action's form posts to it and comes back to it, as Django's.
+    const query = this.ownQuery(req);
+    const base = query ? `${this.modelUrl(req, admin, 'changelist')}?${query}` : this.modelUrl(req, admin, 'changelist');
     const data = (req.data ?? {}) as Record<string, unknown>;
     if (data['action'] !== 'delete_selected') {
       await flash(req, { level: 'info', text: 'No action selected.' });
@@ -510,8 +518,7 @@ ${rows.map((r) => html`<input type="hidden" name="_selected_action" value="${Str
     });
     const canChange = this.can(req, admin, 'change') || this.can(req, admin, 'view');
     // The list's own query, carried to the pages it links to and back after a save (Django's preserve_filters).
-    const rawUrl = req.raw.url ?? '';
-    const preserved = rawUrl.includes('?') ? new URLSearchParams(rawUrl.slice(rawUrl.indexOf('?') + 1)).toString() : '';
+    const preserved = this.ownQuery(req);
     // Django's "Delete selected …" action: a checkbox per row, for users who may delete.
     const canDelete = this.can(req, admin, 'delete') && rows.length > 0;
     if (canDelete) headers.push({ label: 'Select', href: null, sort: null });
@@ -556,7 +563,7 @@ ${canAdd ? html`<p><a class="btn btn-primary" id="add-link" href="${this.withFil
 ${searchBox}
 ${filters}
 ${canDelete
-  ? html`<form method="post" action="${base}" id="changelist-form" class="toolbar">
+  ? html`<form method="post" action="${preserved ? `${base}?${preserved}` : base}" id="changelist-form" class="toolbar">
 ${this.csrfField(req)}
 <label for="id_action">Action</label>
 <select name="action" id="id_action"><option value="">---------</option><option value="delete_selected">Delete selected ${model.verboseNamePlural}</option></select>

@@ -114,4 +114,45 @@ describe.each(testDatabases())('change list filters kept across pages on $name',
     expect(deleted.headers['location']).toBe(`/admin/desk/story/?${query}`);
     expect(await db.selectFrom('desk_story').selectAll().execute()).toEqual([]);
   });
+  it('"Delete selected" posts to the list as it was, and comes back to it; a view-only page closes to it', async () => {
+    const ids: number[] = [];
+    for (const title of ['A Wizard of Earthsea', 'The Tombs of Atuan']) {
+      ids.push(Number((await db.insertInto('desk_story').values(Story.insertValues({ title, writer_id: writerId, year: 1970 }) as never).returning('id').executeTakeFirstOrThrow())['id']));
+    }
+    const query = `q=of&writer__id__exact=${writerId}&o=-year`;
+    const here = `/admin/desk/story/?${query}`;
+    const list = await get(root, here);
+    expect(list.body).toContain(`<form method="post" action="${here.replaceAll('&', '&amp;')}" id="changelist-form" class="toolbar">`);
+    const confirm = await post(root, here, { action: 'delete_selected', _selected_action: ids.map(String) });
+    expect(confirm.statusCode).toBe(200);
+    expect(confirm.body).toContain(`<form method="post" action="${here.replaceAll('&', '&amp;')}">`);
+    expect(confirm.body).toContain(`<a class="btn" href="${here.replaceAll('&', '&amp;')}">No, take me back</a>`);
+    const done = await post(root, here, { action: 'delete_selected', _selected_action: ids.map(String), post: 'yes' });
+    expect(done.statusCode).toBe(302);
+    expect(done.headers['location']).toBe(here);
+    expect(await db.selectFrom('desk_story').select('id').where('id', 'in', ids).execute()).toEqual([]);
+    const nothing = await post(root, here, { action: '' });
+    expect(nothing.headers['location']).toBe(here);
+
+    // A user who may only view stories closes the page back to the list as it was.
+    const users = app.trestle.services.get('users');
+    const reader = Number((await users.createUser({ username: 'reader', password: PASSWORD, isStaff: true })).pk);
+    const perm = await db.selectFrom('auth_permission').select('id').where('codename', '=', 'view_story').executeTakeFirstOrThrow();
+    await db.insertInto('trestle_user_user_permissions').values({ user_id: reader, permission_id: perm['id'] }).execute();
+    const jar = new CookieJar();
+    const login = await app.inject({ url: '/admin/login/', headers: { accept: 'text/html' } });
+    jar.store(login.headers['set-cookie']);
+    const signedIn = await app.inject({
+      method: 'POST',
+      url: '/admin/login/',
+      headers: { accept: 'text/html', 'content-type': FORM, cookie: jar.header() },
+      payload: new URLSearchParams({ csrfmiddlewaretoken: inputValue(login.body, 'csrfmiddlewaretoken'), username: 'reader', password: PASSWORD }).toString(),
+    });
+    jar.store(signedIn.headers['set-cookie']);
+    const story = Number((await db.insertInto('desk_story').values(Story.insertValues({ title: 'Tehanu', writer_id: writerId, year: 1990 }) as never).returning('id').executeTakeFirstOrThrow())['id']);
+    const page = await get(jar, `/admin/desk/story/${story}/change/?_changelist_filters=q%3Dtehanu`);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('<h1>View story</h1>');
+    expect(page.body).toContain('<a class="btn closelink" href="/admin/desk/story/?q=tehanu">Close</a>');
+  });
 });
