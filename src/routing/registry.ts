@@ -4,6 +4,10 @@ import { parsePattern, type PatternPart, type RouteEntry } from './routes.js';
 import { BUILTIN_CONVERTERS } from './converters.js';
 import type { RouteMatch } from './types.js';
 
+
+/** A key no table holds, reversed in its place to learn a route's text around an integer key. */
+const INTEGER_STAND_IN = 8_102_763_945_517_329;
+
 export type ReverseParams = Readonly<Record<string, string | number | bigint>>;
 
 /** Thrown when no route has that name and those parameters (a programming error). */
@@ -73,6 +77,7 @@ export class RouteRegistry {
         view: entry.view,
       };
       this.routes.push(compiled);
+      this.integerTemplates.clear();
       if (viewName !== null) {
         const list = this.byName.get(viewName) ?? [];
         list.push(compiled);
@@ -150,6 +155,27 @@ export class RouteRegistry {
    * `slug`, `path`). Hyperlinked fields then reverse once per request and
    * only put each row's key in (see serializers/relations.ts).
    */
+  /**
+   * The path `reverse(name, { [param]: n })` gives for a non-negative safe
+   * integer `n`, as the text before and after `n`'s digits, when
+   * `integerReverseIsPlain`; else `null`. Worked out once per name and
+   * parameter (again after routes are added).
+   */
+  integerPathTemplate(name: string, param: string): readonly [string, string] | null {
+    const key = `${name}\u0000${param}`;
+    let template = this.integerTemplates.get(key);
+    if (template !== undefined) return template;
+    template = null;
+    if (this.integerReverseIsPlain(name, param)) {
+      const parts = this.reverse(name, { [param]: INTEGER_STAND_IN }).split(String(INTEGER_STAND_IN));
+      if (parts.length === 2) template = [parts[0]!, parts[1]!];
+    }
+    this.integerTemplates.set(key, template);
+    return template;
+  }
+
+  private readonly integerTemplates = new Map<string, readonly [string, string] | null>();
+
   integerReverseIsPlain(name: string, param: string): boolean {
     const candidates = this.byName.get(name);
     if (!candidates) return false;

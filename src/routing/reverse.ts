@@ -56,6 +56,14 @@ function plainReverse(name: string, params: ReverseParams | undefined, options: 
   return request ? request.buildAbsoluteUri(path) : path;
 }
 
+/**
+ * `reverse(…, { request })`'s URL for a route path already reversed, when the
+ * request has no versioning scheme: absolute, with the request's `?format=`.
+ */
+export function absoluteRouteUrl(path: string, request: ApiRequest): string {
+  return preserveBuiltinQueryParams(request.buildAbsoluteUri(path), request);
+}
+
 // DRF's URL_FORMAT_OVERRIDE: links keep the `?format=` the client chose.
 function preserveBuiltinQueryParams(url: string, request: ApiRequest): string {
   const formats = request.queryParams.getAll('format');

@@ -1,6 +1,6 @@
 import type { Source } from '../pagination/base.js';
 import type { ApiRequest } from '../request.js';
-import { reverse } from '../routing/reverse.js';
+import { absoluteRouteUrl, reverse } from '../routing/reverse.js';
 import { NamespaceVersioning } from '../versioning/namespace.js';
 import { findOne } from '../views/source.js';
 import { Field, pythonType, type FieldContext, type FieldFlags, type FieldOf, type FieldOptions, type JsonSchema } from './field.js';
@@ -141,29 +141,38 @@ export interface HyperlinkOptions {
   lookupUrlKwarg?: string;
 }
 
-/** A key no table holds, reversed in its place to learn a link's text around the key. */
+/** A key no table holds, put in a route's path to find it again in the absolute URL. */
 const STAND_IN_KEY = 8_102_763_945_517_329;
 
-/** Per request, per field's link: the text of its URL before and after an integer key; `null` when reverse has to run per row. */
-const linkTemplates = new WeakMap<ApiRequest, Map<Required<HyperlinkOptions>, readonly [string, string] | null>>();
+/**
+ * The request whose link templates `templates` holds: one slot, not a
+ * `WeakMap` entry per request (work for every young-generation collection).
+ * A page's rows are serialized in one go, so the slot serves all of them.
+ */
+let templatesOf: ApiRequest | null = null;
+/** Per field's link: the text of its URL before and after an integer key; `null` when reverse has to run per row. */
+const templates = new Map<Required<HyperlinkOptions>, readonly [string, string] | null>();
 
 /**
  * The URL of an integer key at a fixed view name is the same text around the
  * key's digits for every row of a request (when the route writes digits as
- * they are, and no versioning scheme takes part): reversed once with a
- * stand-in key, then each row only puts its digits in. A page of twenty
- * books with two links each reversed forty times before.
+ * they are, and no versioning scheme takes part): the route's path around
+ * the key is worked out once by the routes (`integerPathTemplate`), made
+ * absolute once per request, then each row only puts its digits in. A page
+ * of twenty books with two links each reversed forty times before.
  */
 function linkTemplate(options: Required<HyperlinkOptions>, request: ApiRequest): readonly [string, string] | null {
-  let templates = linkTemplates.get(request);
-  if (templates === undefined) linkTemplates.set(request, (templates = new Map()));
+  if (templatesOf !== request) {
+    templatesOf = request;
+    templates.clear();
+  }
   let template = templates.get(options);
   if (template !== undefined) return template;
   template = null;
-  const name = options.viewName as string;
-  if (!request.versioningScheme && request.app.services.get('routes').integerReverseIsPlain(name, options.lookupUrlKwarg)) {
-    const url = reverse(name, { [options.lookupUrlKwarg]: STAND_IN_KEY }, { request });
-    const parts = url.split(String(STAND_IN_KEY));
+  const path = request.versioningScheme ? null : request.app.services.get('routes').integerPathTemplate(options.viewName as string, options.lookupUrlKwarg);
+  if (path !== null) {
+    // As reverse(…, { request }) with a stand-in key: absolute, with the request's `?format=`.
+    const parts = absoluteRouteUrl(path[0] + STAND_IN_KEY + path[1], request).split(String(STAND_IN_KEY));
     if (parts.length === 2) template = [parts[0]!, parts[1]!];
   }
   templates.set(options, template);

@@ -53,6 +53,32 @@ const routes = [
 ];
 
 describe('hyperlinks of a page', () => {
+  it("follow each app's own routes when two apps render the same serializer, request after request", async () => {
+    const other = [path('v2/books/', BookList), path('v2/books/<int:pk>/', Detail, { name: 'book-detail' }), ...routes.slice(2)];
+    const [one, two] = [await createApp({ logger: false, routes }), await createApp({ logger: false, routes: other })];
+    try {
+      for (let round = 0; round < 2; round++) {
+        const a = await one.inject({ url: '/books/', headers: { host: 'localhost' } });
+        const b = await two.inject({ url: '/v2/books/?format=json', headers: { host: 'localhost:8000' } });
+        expect([a.statusCode, b.statusCode]).toEqual([200, 200]);
+        expect(a.headers['content-type']).toBe('application/json');
+        expect((a.json() as { url: string }[]).map((x) => x.url)).toEqual([
+          'http://localhost/books/1/',
+          'http://localhost/books/30/',
+          'http://localhost/books/9007199254740991/',
+        ]);
+        expect((b.json() as { url: string; author: string }[]).map((x) => [x.url, x.author])).toEqual([
+          ['http://localhost:8000/v2/books/1/?format=json', 'http://localhost:8000/authors/00002/?format=json'],
+          ['http://localhost:8000/v2/books/30/?format=json', 'http://localhost:8000/authors/00004/?format=json'],
+          ['http://localhost:8000/v2/books/9007199254740991/?format=json', 'http://localhost:8000/authors/00007/?format=json'],
+        ]);
+      }
+    } finally {
+      await one.close();
+      await two.close();
+    }
+  });
+
   it('are what reverse gives for each row: plain digits, a converter of the app, a string key, the format kept', async () => {
     const app = await createApp({ logger: false, routes });
     try {
