@@ -37,11 +37,12 @@ export class AdminAutocompleteView extends AdminModelView {
     const q = req.query;
     const [appLabel, modelName, fieldName] = [q['app_label'], q['model_name'], q['field_name']];
     if (appLabel === undefined || modelName === undefined || fieldName === undefined) throw new PermissionDenied();
-    const source = this.site.registry.find((a) => a.appLabel === appLabel && a.modelName === modelName);
+    // As Django's `apps.get_model`: any model the site knows (registered, declared, or an inline's).
+    const source = this.site.modelAt(appLabel, modelName);
     if (!source) throw new PermissionDenied();
-    const f = Object.hasOwn(source.model.fields, fieldName) ? source.model.fields[fieldName] : undefined;
+    const f = Object.hasOwn(source.fields, fieldName) ? source.fields[fieldName] : undefined;
     if (!(f instanceof RelationField) && !(f instanceof ManyToManyField)) throw new PermissionDenied();
-    const target = this.site.adminFor(f.targetTable(source.model.tableName));
+    const target = this.site.adminFor(f.targetTable(source.tableName));
     if (!target) throw new PermissionDenied();
     if (!target.options.searchFields?.length) throw new NotFound(`${target.model.objectName}Admin must have search_fields for the autocomplete_view.`);
     const granted = await loadPermissions(req, this.site);

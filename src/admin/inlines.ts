@@ -56,6 +56,12 @@ function serializerOf(inline: InlineAdmin): ModelSerializer {
   return s;
 }
 
+/** The target's key field of a relation (to read key text), when the target is a model. */
+function targetField(f: RelationField): ModelField | undefined {
+  const target = f.targetModel() as { fields: Record<string, ModelField>; primaryKey: string } | null;
+  return target ? target.fields[target.primaryKey] : undefined;
+}
+
 /** A field's text on a blank row (its default). */
 function initialText(f: ModelField): string {
   const d = f.options.default;
@@ -249,7 +255,9 @@ export interface InlineTable {
   readonly errors: FormErrors;
   readonly may: InlinePermissions;
   /** The options of a foreign key column: `[key, name]`. */
-  readonly choices: (f: RelationField) => Promise<Array<readonly [string, string]>>;
+  readonly choices: (f: RelationField, keys?: readonly unknown[]) => Promise<Array<readonly [string, string]>>;
+  /** The `autocomplete/` URL of a column of the inline's `autocompleteFields`. */
+  readonly autocompleteUrl: (field: string) => string;
   /** A row's name (Django's `original`). */
   readonly name: (row: Row) => string;
 }
@@ -286,10 +294,23 @@ export async function inlineHtml(t: InlineTable): Promise<SafeHtml> {
     initial = t.rows.length;
     total = initial + (may.add ? Math.max(0, Math.min(inline.extra, inline.maxNum - initial)) : 0);
   }
+  const originalOf = (i: number) => (i < initial ? (posted ? byKey.get(formText(posted, `${p}-${i}-id`) ?? '') : t.rows[i]) : undefined);
+  const textOf = (i: number, f: ModelField, n: string) => {
+    const original = originalOf(i);
+    const name = `${p}-${i}-${n}`;
+    return posted ? (formText(posted, name) ?? (f.kind === 'boolean' && !f.null ? 'false' : '')) : original ? inputText(f, original[f.columnName(n)]) : initialText(f);
+  };
   const choices = new Map<string, Array<readonly [string, string]>>();
   for (const n of inline.fields) {
     const f = model.fields[n]!;
-    if (f instanceof RelationField) choices.set(n, await t.choices(f));
+    if (!(f instanceof RelationField)) continue;
+    if (!inline.isAutocomplete(n)) {
+      choices.set(n, await t.choices(f));
+      continue;
+    }
+    // An autocomplete column lists the rows' own targets only; its search box finds the others.
+    const keys = [...new Set(Array.from({ length: total }, (_, i) => textOf(i, f, n)).filter((x) => x !== ''))].map((x) => columnKey(targetField(f), x)).filter((k) => k !== undefined);
+    choices.set(n, await t.choices(f, keys));
   }
   const deletable = inline.canDelete && may.delete;
   // Nothing to post: no management form, no hidden keys (a view-only page).
@@ -297,14 +318,15 @@ export async function inlineHtml(t: InlineTable): Promise<SafeHtml> {
   const parentKey = (row: Row | undefined) => (row ? String(row[inline.fk.columnName(inline.fkName)] ?? '') : '');
   const rows: SafeHtml[] = [];
   for (let i = 0; i < total; i++) {
-    const original = i < initial ? (posted ? byKey.get(formText(posted, `${p}-${i}-id`) ?? '') : t.rows[i]) : undefined;
+    const original = originalOf(i);
     const id = (n: string) => `id_${p}-${i}-${n}`;
     const cells = inline.fields.map((n) => {
       const f = model.fields[n]!;
       const name = `${p}-${i}-${n}`;
       const errs = errors[inlineErrorKey(inline, i, n)];
-      const text = posted ? (formText(posted, name) ?? (f.kind === 'boolean' && !f.null ? 'false' : '')) : original ? inputText(f, original[f.columnName(n)]) : initialText(f);
-      const attrs = html` name="${name}" id="${id(n)}" aria-label="${inline.label(n)}"${errs?.length ? html` aria-invalid="true"` : ''}`;
+      const text = textOf(i, f, n);
+      const auto = inline.isAutocomplete(n);
+      const attrs = html` name="${name}" id="${id(n)}" aria-label="${inline.label(n)}"${errs?.length ? html` aria-invalid="true"` : ''}${auto ? html` class="admin-autocomplete" data-autocomplete-url="${t.autocompleteUrl(n)}"` : ''}`;
       let widget: SafeHtml;
       const readonly = original !== undefined && !may.change;
       if (readonly) {
@@ -315,7 +337,10 @@ export async function inlineHtml(t: InlineTable): Promise<SafeHtml> {
         const options: Array<readonly [string, string]> | null =
           f.kind === 'boolean' ? [['true', 'Yes'], ['false', 'No']] : f.options.choices?.length ? f.options.choices.map(([v, l]) => [String(v), l] as const) : (choices.get(n) ?? null);
         if (options) {
-          widget = html`<select${attrs}><option value=""${text === '' ? html` selected` : ''}>---------</option>${options.map(([v, l]) => html`<option value="${v}"${v === text ? html` selected` : ''}>${l}</option>`)}</select>`;
+          const search = auto
+            ? html`<input type="search" class="admin-autocomplete-search" id="${id(n)}_search" data-for="${id(n)}" aria-controls="${id(n)}" aria-label="Search ${((f as RelationField).targetModel() as { verboseNamePlural?: string } | null)?.verboseNamePlural ?? n}" placeholder="Search…" autocomplete="off">`
+            : '';
+          widget = html`<select${attrs}><option value=""${text === '' ? html` selected` : ''}>---------</option>${options.map(([v, l]) => html`<option value="${v}"${v === text ? html` selected` : ''}>${l}</option>`)}</select>${search}`;
         } else if (f.kind === 'text' || f.kind === 'json') {
           widget = html`<textarea${attrs} rows="2">${text}</textarea>`;
         } else {

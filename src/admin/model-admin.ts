@@ -44,6 +44,8 @@ export interface InlineOptions {
   readonly canDelete?: boolean;
   /** The most rows the table shows and a post may send (default 1000). */
   readonly maxNum?: number;
+  /** Foreign key columns whose select searches the target as you type (as the admin's `autocompleteFields`). */
+  readonly autocompleteFields?: readonly string[];
 }
 
 /** An inline with its options resolved against the parent model. */
@@ -93,10 +95,25 @@ export class InlineAdmin {
     if (!Number.isInteger(this.extra) || this.extra < 0) throw new Error(`${where}: extra must be an integer of 0 or more.`);
     if (!Number.isInteger(this.maxNum) || this.maxNum < 0 || this.maxNum > 1000) throw new Error(`${where}: maxNum must be an integer from 0 to 1000.`);
     this.canDelete = options.canDelete ?? true;
+    for (const n of options.autocompleteFields ?? []) {
+      if (!this.fields.includes(n) || !(model.fields[n] instanceof RelationField)) throw new Error(`${where}: autocompleteFields "${n}" must be a foreign key column of the inline.`);
+    }
+  }
+
+  /** Whether the column of `name` is an autocomplete. */
+  isAutocomplete(name: string): boolean {
+    return (this.options.autocompleteFields ?? []).includes(name);
   }
 
   get model(): AnyModel {
     return this.options.model;
+  }
+
+  /** The inline model's app label (its table name before the first `_`), for the autocomplete endpoint. */
+  get appLabel(): string {
+    const t = this.model.tableName;
+    const cut = t.indexOf('_');
+    return cut > 0 ? t.slice(0, cut) : t;
   }
 
   /** A column's header: the field's verbose name with a capital. */
@@ -372,6 +389,8 @@ export class AdminSite {
     }
     this.admins.set(model.tableName, admin);
     this.known.set(model.tableName, model);
+    // An inline's rows refer to the model: a delete lists them, and the autocomplete endpoint knows their fields.
+    for (const i of admin.inlines) if (!this.known.has(i.model.tableName)) this.known.set(i.model.tableName, i.model);
     try {
       this.checkAutocomplete(false);
     } catch (err) {
@@ -389,9 +408,13 @@ export class AdminSite {
    */
   checkAutocomplete(complete: boolean): void {
     for (const admin of this.admins.values()) {
-      for (const name of admin.options.autocompleteFields ?? []) {
-        const f = admin.model.fields[name] as RelationField | ManyToManyField;
-        const table = f.targetTable(admin.model.tableName);
+      const uses: Array<[AnyModel, string]> = [
+        ...(admin.options.autocompleteFields ?? []).map((n): [AnyModel, string] => [admin.model, n]),
+        ...admin.inlines.flatMap((i) => (i.options.autocompleteFields ?? []).map((n): [AnyModel, string] => [i.model, n])),
+      ];
+      for (const [source, name] of uses) {
+        const f = source.fields[name] as RelationField | ManyToManyField;
+        const table = f.targetTable(source.tableName);
         const target = this.admins.get(table);
         if (!target) {
           if (complete) throw new Error(`Admin for ${admin.model.tableName}: autocompleteFields "${name}" needs an admin of ${table} registered.`);
@@ -433,6 +456,14 @@ export class AdminSite {
   /** The admin of a table, when registered. */
   adminFor(table: string): ModelAdmin | undefined {
     return this.admins.get(table);
+  }
+
+  /** A model the site knows (registered, declared or inline) by its app label and model name. */
+  modelAt(appLabel: string, modelName: string): AnyModel | undefined {
+    return [...this.known.values()].find((m) => {
+      const cut = m.tableName.indexOf('_');
+      return (cut > 0 ? m.tableName.slice(0, cut) : m.tableName) === appLabel && m.modelName === modelName;
+    });
   }
 
   /** Every model the site knows, registered or declared. */

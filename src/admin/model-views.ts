@@ -862,7 +862,8 @@ export class AdminChangeFormView extends AdminModelView {
           posted,
           errors,
           may,
-          choices: async (f) => [...(await this.reprsOf(req, f, [], 1000, m.tableName)).entries()],
+          choices: async (f, keys) => [...(await (keys ? this.reprsOf(req, f, keys, undefined, m.tableName) : this.reprsOf(req, f, [], 1000, m.tableName))).entries()],
+          autocompleteUrl: (field) => `${this.url(req, 'autocomplete')}?${new URLSearchParams({ app_label: inline.appLabel, model_name: m.modelName, field_name: field }).toString()}`,
           name: (r) => this.rowName(m, r),
         }),
       );
@@ -983,7 +984,8 @@ ${canDelete ? html`<a class="btn btn-danger" href="${this.withFilters(this.model
 </div>
 </div>`}`;
     const trail = this.trail(req, { name: instance ? admin.repr(instance) : title, url: action });
-    return this.page(req, title, body, all, trail, canChange && admin.options.autocompleteFields?.length ? ['admin-autocomplete.js'] : []);
+    const autocomplete = admin.options.autocompleteFields?.length || admin.inlines.some((i) => i.options.autocompleteFields?.length);
+    return this.page(req, title, body, all, trail, canChange && autocomplete ? ['admin-autocomplete.js'] : []);
   }
 
   /**

@@ -30,8 +30,15 @@ const Quote = model('lib_quote', {
   text: field.char({ maxLength: 200, unique: true }),
 });
 
+/** Not registered: edited only inline on its book, its author chosen by autocomplete. */
+const Citation = model('lib_citation', {
+  book: field.foreignKey(() => Book, { onDelete: 'cascade', relatedName: 'citations' }),
+  cites: field.foreignKey(() => Author, { onDelete: 'cascade', relatedName: 'cited_by' }),
+  note: field.char({ maxLength: 100, blank: true, default: '' }),
+});
+
 const initial = migration({
-  operations: [Author, Tag, Book, Quote].map((m) => createModel(m.tableName, { ...m.fields }, m.meta)),
+  operations: [Author, Tag, Book, Quote, Citation].map((m) => createModel(m.tableName, { ...m.fields }, m.meta)),
 });
 
 const PASSWORD = 'correct horse battery staple';
@@ -51,7 +58,7 @@ function site(): AdminSite {
       str: (a) => a.name,
     })
     .register(Tag, { searchFields: ['name'], str: (t) => t.name })
-    .register(Book, { autocompleteFields: ['author', 'tags'], searchFields: ['title'], str: (b) => b.title })
+    .register(Book, { autocompleteFields: ['author', 'tags'], searchFields: ['title'], inlines: [{ model: Citation, extra: 1, autocompleteFields: ['cites'] }], str: (b) => b.title })
     .register(Quote, { str: (q) => q.text });
 }
 
@@ -443,12 +450,33 @@ describe.each(testDatabases())('more admin options on $name', ({ open }) => {
       expect(js.body).toContain("url + '&term=' + encodeURIComponent(input.value)");
 
       const tags = await db.selectFrom('lib_tag').select('id').where('name', 'in', ['classic', 'sf']).orderBy('id').execute();
-      const saved = await post(root, `/admin/lib/book/${String(dune!['id'])}/change/`, { title: 'Dune', author: String(le), year: '1965', inPrint: 'on', isbn: '', tags: tags.map((t) => String(t['id'])), _continue: '' });
+      const saved = await post(root, `/admin/lib/book/${String(dune!['id'])}/change/`, { title: 'Dune', author: String(le), year: '1965', inPrint: 'on', isbn: '', tags: tags.map((t) => String(t['id'])), 'citations-TOTAL_FORMS': '0', 'citations-INITIAL_FORMS': '0', _continue: '' });
       expect(saved.statusCode).toBe(302);
       const again = await get(root, `/admin/lib/book/${String(dune!['id'])}/change/`);
       expect(again.body).toContain(`<option value="${le}" selected>Ursula Le Guin</option></select>`);
       expect(again.body).toContain(`<option value="${String(tags[0]!['id'])}" selected>classic</option><option value="${String(tags[1]!['id'])}" selected>sf</option></select>`);
       expect((await db.selectFrom('lib_book').select('author_id').where('id', '=', dune!['id'] as number).executeTakeFirstOrThrow())['author_id']).toBe(le);
+    });
+
+    it("an inline's autocomplete column: the row's own target only, a search box, the endpoint knows the inline model", async () => {
+      const [dune] = await books(le);
+      const url = `/admin/lib/book/${String(dune!['id'])}/change/`;
+      const page = await get(root, url);
+      expect(page.statusCode).toBe(200);
+      expect(page.body).toContain(
+        '<td class="field-cites"><select name="citations-0-cites" id="id_citations-0-cites" aria-label="Cites" class="admin-autocomplete" data-autocomplete-url="/admin/autocomplete/?app_label=lib&amp;model_name=citation&amp;field_name=cites"><option value="" selected>---------</option></select><input type="search" class="admin-autocomplete-search" id="id_citations-0-cites_search" data-for="id_citations-0-cites" aria-controls="id_citations-0-cites" aria-label="Search authors" placeholder="Search…" autocomplete="off"></td>',
+      );
+      const found = await get(root, '/admin/autocomplete/?app_label=lib&model_name=citation&field_name=cites&term=herbert', 'application/json');
+      expect(found.statusCode).toBe(200);
+      expect(found.json()).toEqual({ results: [{ id: String(herbert), text: 'Frank Herbert' }], pagination: { more: false } });
+
+      const saved = await post(root, url, { title: String(dune!['title']), author: String(le), year: String(dune!['year'] ?? ''), inPrint: 'on', isbn: '', 'citations-TOTAL_FORMS': '1', 'citations-INITIAL_FORMS': '0', 'citations-0-cites': String(herbert), 'citations-0-note': 'a nod', _continue: '' });
+      expect(saved.statusCode).toBe(302);
+      expect(await db.selectFrom('lib_citation').select(['cites_id', 'note']).where('book_id', '=', dune!['id'] as number).execute()).toEqual([{ cites_id: herbert, note: 'a nod' }]);
+      expect((await lastLog())['change_message']).toBe('[{"added": {"name": "citation", "object": "Citation object (1)"}}]');
+      const again = await get(root, url);
+      expect(again.body).toContain(`<select name="citations-0-cites" id="id_citations-0-cites" aria-label="Cites" class="admin-autocomplete" data-autocomplete-url="/admin/autocomplete/?app_label=lib&amp;model_name=citation&amp;field_name=cites"><option value="">---------</option><option value="${herbert}" selected>Frank Herbert</option></select>`);
+      expect(() => new AdminSite().register(Author, { searchFields: ['name'] }).register(Book, { inlines: [{ model: Citation, autocompleteFields: ['note'] }] })).toThrow('Admin for lib_book: inline lib_citation: autocompleteFields "note" must be a foreign key column of the inline.');
     });
 
     it('refuses a field that is not a relation, and a target without searchFields (when registered) or not registered at all (when mounted)', () => {
