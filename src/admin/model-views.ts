@@ -691,7 +691,11 @@ ${unsafeRaw(controls)}`;
         for (const [v, label] of f.options.choices) options.push({ label, params: { [`${name}__exact`]: String(v) } });
       } else if (f instanceof RelationField || f instanceof ManyToManyField) {
         const key = `${name}__${f.targetModel()?.primaryKey ?? 'id'}__exact`;
-        for (const [pk, label] of await this.reprsOf(req, f, [], 100)) options.push({ label, params: { [key]: pk } });
+        const targets = await this.reprsOf(req, f, [], 100);
+        // The value filtered by stays listed (and marked) when it is past the first hundred.
+        const chosen = params[key] === undefined ? undefined : targetKeyValue(f, params[key]);
+        if (chosen !== undefined && !targets.has(params[key]!)) for (const [k, v] of await this.reprsOf(req, f, [chosen])) targets.set(k, v);
+        for (const [pk, label] of targets) options.push({ label, params: { [key]: pk } });
       } else {
         const year = params[`${name}__year`];
         const part = (what: 'year' | 'month') =>

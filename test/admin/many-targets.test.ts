@@ -54,7 +54,7 @@ describe.each(testDatabases())('relation selects past a thousand targets on $nam
     const site = new AdminSite()
       .register(Writer, { str: (w) => w.name })
       .register(Label, { str: (l) => l.name })
-      .register(Story, { listDisplay: ['title', 'writer'], str: (s) => s.title });
+      .register(Story, { listDisplay: ['title', 'writer'], listFilter: ['writer', 'labels'], str: (s) => s.title });
     app = await createApp({ settings: { SECRET_KEY: 'test-secret-key-for-many-targets-admin-0123456789' }, routes: [adminRoutes({ site })], database, logger: false });
     await app.trestle.services.get('users').createUser({ username: 'root', password: PASSWORD, isStaff: true, isSuperuser: true });
     const many = (prefix: string) => Array.from({ length: 1005 }, (_, i) => ({ name: `${prefix} ${i + 1}` }));
@@ -94,5 +94,17 @@ describe.each(testDatabases())('relation selects past a thousand targets on $nam
     expect(saved.headers['location']).toBe('/admin/desk/story/');
     expect(await db.selectFrom('desk_story').select(['title', 'writer_id']).where('id', '=', storyId).executeTakeFirstOrThrow()).toEqual({ title: 'Later', writer_id: 1003 });
     expect((await db.selectFrom('desk_story_labels').select('label_id').where('story_id', '=', storyId).orderBy('label_id').execute()).map((r) => Number(r['label_id']))).toEqual([2, 1004]);
+  });
+  it('a list filtered by a writer and a label past the first hundred lists them in its sidebar, marked', async () => {
+    const list = await get(root, '/admin/desk/story/?writer__id__exact=1003&labels__id__exact=1004');
+    expect(list.statusCode).toBe(200);
+    expect(list.body).toContain('<li><a href="/admin/desk/story/?writer__id__exact=100&amp;labels__id__exact=1004">Writer 100</a></li><li class="selected"><a href="/admin/desk/story/?writer__id__exact=1003&amp;labels__id__exact=1004" aria-current="true">Writer 1003</a></li>');
+    expect(list.body).toContain('<li class="selected"><a href="/admin/desk/story/?writer__id__exact=1003&amp;labels__id__exact=1004" aria-current="true">Label 1004</a></li>');
+    expect(list.body).not.toContain('>Writer 101<');
+    expect(list.body).toContain('<p class="paginator muted" id="paginator">1 story</p>');
+    // Without a filter, the first hundred only.
+    const plain = await get(root, '/admin/desk/story/');
+    expect(plain.body).toContain('>Writer 100</a></li></ul>');
+    expect(plain.body).not.toContain('>Writer 1003</a></li>');
   });
 });
