@@ -83,14 +83,34 @@ export function qualifyKey(key: string, qb: AnyQuery): string {
  * from a plain index.
  */
 export function orderByTerms(terms: readonly SortTerm[]) {
-  return sql.join(
+  // Terms of plain columns give the same (immutable) fragment every request: built once.
+  let key: string | null = '';
+  for (const t of terms) {
+    if (t.expression) {
+      key = null;
+      break;
+    }
+    key += `${t.key ? 'k' : 'n'}${t.descending ? '-' : '+'}${t.column}\u0000`;
+  }
+  const known = key === null ? undefined : orderByFragments.get(key);
+  if (known !== undefined) return known;
+  const fragment = sql.join(
     terms.map((t) =>
       t.key
         ? sql`${sql.ref(t.column)} ${sql.raw(t.descending ? 'desc' : 'asc')}`
         : sql`${t.expression ?? sql.ref(t.column)} ${sql.raw(t.descending ? 'desc nulls first' : 'asc nulls last')}`,
     ),
   );
+  if (key !== null) {
+    if (orderByFragments.size >= MAX_ORDER_BY_FRAGMENTS) orderByFragments.clear();
+    orderByFragments.set(key, fragment);
+  }
+  return fragment;
 }
+
+/** `orderByTerms`' fragments for orderings of plain columns, by their terms. */
+const orderByFragments = new Map<string, RawBuilder<unknown>>();
+const MAX_ORDER_BY_FRAGMENTS = 500;
 
 /**
  * DRF's `OrderingFilter`: `?ordering=` (`ORDERING_PARAM`) is a comma list
