@@ -8,6 +8,7 @@ import { redactUrl } from '../db/url.js';
 import { loadPg } from '../db/pg-module.js';
 import type { TokenStore } from '../authtoken/token-store.js';
 import { identifyDjangoHasher, type DjangoHasherName } from './django-hashers.js';
+import { importDjangoPermissions, type DjangoPermissionCounts } from './django-permissions.js';
 
 /**
  * Copies users (and DRF tokens) out of a Django database into Trestle's
@@ -73,6 +74,8 @@ export interface DjangoImportSummary {
   tokens: (DjangoImportCounts & { total: number }) | null;
   /** How many imported users have a hash of each Django hasher (plus `trestle`, `unusable`, `unknown`). */
   hashers: Record<string, number>;
+  /** Permissions and groups (`null`: the source has none, or the admin's tables are not migrated here). */
+  permissions: DjangoPermissionCounts | null;
 }
 
 /** A source database that is not a Django user schema Trestle recognises. */
@@ -201,6 +204,7 @@ export async function importDjango(
     users: { total: 0, imported: 0, skipped: 0, conflicts: 0 },
     tokens: null,
     hashers: {},
+    permissions: null,
   };
   const total = await source.db
     .selectFrom(userTable)
@@ -264,6 +268,7 @@ export async function importDjango(
       summary.tokens = await importTokens(source, target.db, target.tokens, tokenTable, options, batchSize, progress, conflict, wouldExist);
     }
   }
+  summary.permissions = await importDjangoPermissions(source.db, tables, target.db, { userTable, dryRun: options.dryRun === true, progress });
   return summary;
 }
 

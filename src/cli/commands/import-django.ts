@@ -98,6 +98,14 @@ export const importDjangoCommand: Command = {
       const t = summary.tokens;
       ctx.print(`Tokens: ${t.total} read, ${verb} ${t.imported}, skipped ${t.skipped} (already imported), conflicts ${t.conflicts}.`);
     }
+    if (summary.permissions) {
+      const p = summary.permissions;
+      ctx.print(
+        `Permissions: ${p.permissions.total} read, ${verb} ${p.permissions.imported}, skipped ${p.permissions.skipped}; ` +
+          `groups: ${p.groups.total} read, ${verb} ${p.groups.imported}, skipped ${p.groups.skipped}` +
+          (dryRun ? '.' : `; pairs written: ${p.groupPermissions} group permissions, ${p.memberships} memberships, ${p.userPermissions} user permissions.`),
+      );
+    }
     const hashers = Object.entries(summary.hashers).sort(([a], [b]) => a.localeCompare(b));
     if (hashers.length > 0) ctx.print(`Password hashes ${verb}: ${hashers.map(([name, n]) => `${name} ${n}`).join(', ')}.`);
     for (const [name, n] of hashers) {
