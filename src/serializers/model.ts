@@ -1,4 +1,5 @@
-import type { Kysely } from 'kysely';
+import { createQueryId, NoResultError, type CompiledQuery, type Kysely, type QueryExecutor } from 'kysely';
+import { directExecutorOf } from '../db/direct.js';
 import type { ApiRequest } from '../request.js';
 import { toDbBoolean, toDbTimestamp } from '../db/schema.js';
 import { ManyToManyField, RelationField, type ModelField, type RelationTarget } from '../models/fields.js';
@@ -188,7 +189,7 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
     for (const [name, f] of Object.entries(this.model.fields)) {
       if (CHAR_KINDS.has(f.kind) && !f.null && f.options.default === undefined && !f.primaryKey && values[name] === undefined) values[name] = '';
     }
-    const row = (await db.insertInto(this.model.tableName).values(storable(values)).returningAll().executeTakeFirstOrThrow()) as Record<string, unknown>;
+    const row = await insertReturningAll(db, this.model.tableName, storable(values));
     await this.writeToMany(db, row, data);
     await this.loadRelated(db, [row]);
     return row as M['$inferSelect'] & Record<string, unknown>;
@@ -784,6 +785,61 @@ function relatedKey(value: unknown, pk: string): unknown {
 }
 
 /** Values as both drivers bind them: booleans as 1/0, dates as ISO 8601 text. */
+/** A compiled `INSERT … RETURNING *` whose parameters are its values in column order. */
+interface InsertShape {
+  readonly sql: string;
+  readonly query: CompiledQuery['query'];
+}
+
+/** Per executor: insert shapes by table, columns and each value's kind; `null` when the insert is built each time. */
+const insertShapes = new WeakMap<QueryExecutor, Map<string, InsertShape | null>>();
+const MAX_INSERT_SHAPES = 500;
+
+/**
+ * `db.insertInto(table).values(values).returningAll().executeTakeFirstOrThrow()`,
+ * compiled once per table, columns and kind of each value (a string, a
+ * number, a bigint or null: each a parameter) on the app's own executor, then
+ * only bound. Kysely parsing the values and compiling the insert cost about
+ * as much as a row of SQLite's insert (see docs/performance.md). Anything
+ * else (another kind of value, a transaction's or a plug-in's executor, a
+ * compile whose parameters are not the values in order) is built each time.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+async function insertReturningAll(db: Kysely<any>, table: string, values: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const executor = db.getExecutor();
+  let key: string | null = table;
+  const parameters: unknown[] = [];
+  for (const column in values) {
+    const value = values[column];
+    if (value === undefined) continue;
+    const kind = value === null ? 'null' : typeof value;
+    if (kind !== 'string' && kind !== 'number' && kind !== 'bigint' && kind !== 'null') {
+      key = null;
+      break;
+    }
+    key += `\u0000${column}\u0001${kind}`;
+    parameters.push(value);
+  }
+  const shapes = insertShapes.get(executor);
+  const known = key === null || shapes === undefined ? undefined : shapes.get(key);
+  let compiled: CompiledQuery;
+  if (known) {
+    compiled = { sql: known.sql, query: known.query, parameters, queryId: createQueryId() };
+  } else {
+    compiled = db.insertInto(table).values(values).returningAll().compile();
+    if (key !== null && known === undefined && directExecutorOf(compiled) === executor) {
+      const same = compiled.parameters.length === parameters.length && compiled.parameters.every((p, i) => p === parameters[i]);
+      let map = shapes;
+      if (map === undefined) insertShapes.set(executor, (map = new Map()));
+      if (map.size >= MAX_INSERT_SHAPES) map.clear();
+      map.set(key, same ? { sql: compiled.sql, query: compiled.query } : null);
+    }
+  }
+  const row = (await executor.executeQuery(compiled)).rows[0] as Record<string, unknown> | undefined;
+  if (row === undefined) throw new NoResultError(compiled.query as never);
+  return row;
+}
+
 function storable(values: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(values)) out[k] = typeof v === 'boolean' ? toDbBoolean(v) : v instanceof Date ? toDbTimestamp(v) : v;
