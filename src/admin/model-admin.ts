@@ -1,6 +1,7 @@
 import type { AnyModel } from '../models/model.js';
 import { ManyToManyField, RelationField, type ModelField } from '../models/fields.js';
 import type { User } from '../users/user.js';
+import type { CountStrategy } from '../pagination/base.js';
 import { Group, Permission, UserGroup, UserPermission } from './permissions.js';
 
 /** What a staff user may do with a registered model (Django's view/add/change/delete permissions). */
@@ -155,6 +156,21 @@ export interface ModelAdminOptions<Row = Record<string, unknown>> {
   /** Rows per change-list page (default 100, as Django). */
   listPerPage?: number;
   /**
+   * How the change list counts its rows, as the API's pagination does
+   * (`CountStrategy`). Default `'estimated'`: PostgreSQL's planner estimate
+   * once it reaches 10,000 rows (shown as "about 1,000,000 books", with no
+   * last-page link), an exact `count(*)` below that and on SQLite.
+   * `{ capped: N }` shows "more than N books" past N; `'none'` counts nothing.
+   * Pages past the count are still found by fetching one row more.
+   */
+  countStrategy?: CountStrategy;
+  /**
+   * Whether a filtered or searched change list also counts the whole table
+   * for its "3 results (1,000 total)" (Django's `show_full_result_count`,
+   * default true); `false` shows "(Show all)" and runs no second count.
+   */
+  showFullResultCount?: boolean;
+  /**
    * Related rows edited in a table on the form (Django's `inlines` of
    * `TabularInline`s), saved with the row in one transaction.
    */
@@ -199,6 +215,10 @@ export class ModelAdmin<Row = Record<string, unknown>> {
   /** The app label: the table name before its first `_` (`catalogue_book` → `catalogue`). */
   readonly appLabel: string;
   readonly listPerPage: number;
+  /** The change list's count strategy (`countStrategy`, default `'estimated'`). */
+  readonly countStrategy: CountStrategy;
+  /** Whether a filtered change list counts the whole table too (`showFullResultCount`, default true). */
+  readonly showFullResultCount: boolean;
   /** The `inlines`, resolved. */
   readonly inlines: readonly InlineAdmin[];
 
@@ -211,6 +231,13 @@ export class ModelAdmin<Row = Record<string, unknown>> {
     this.appLabel = cut > 0 ? model.tableName.slice(0, cut) : model.tableName;
     this.listPerPage = options.listPerPage ?? 100;
     if (!Number.isInteger(this.listPerPage) || this.listPerPage < 1) throw new Error(`Admin for ${model.tableName}: listPerPage must be a positive integer.`);
+    this.countStrategy = options.countStrategy ?? 'estimated';
+    const strategy = this.countStrategy;
+    const known = strategy === 'exact' || strategy === 'estimated' || strategy === 'none';
+    if (!known && !(typeof strategy === 'object' && strategy !== null && Number.isInteger(strategy.capped) && strategy.capped >= 1)) {
+      throw new Error(`Admin for ${model.tableName}: countStrategy must be 'exact', 'estimated', 'none' or { capped: N } with a positive integer N.`);
+    }
+    this.showFullResultCount = options.showFullResultCount ?? true;
     const fieldNames = (names: readonly string[] | undefined, what: string) => {
       for (const n of names ?? []) {
         if (!(n in model.fields)) throw new Error(`Admin for ${model.tableName}: ${what} names "${n}", which is not a field.`);

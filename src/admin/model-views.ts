@@ -15,6 +15,8 @@ import { listTable, type SortHeader } from '../pages/admin-templates.js';
 import type { Breadcrumb } from '../pages/layout.js';
 import { displayedPageNumbers, pageLinks } from '../pagination/html.js';
 import { numbersTemplate } from '../browsable/pagination-controls.js';
+import { countWith, ESTIMATED_COUNT_THRESHOLD, type CountResult } from '../pagination/count.js';
+import { pageSource } from '../pagination/source.js';
 import type { AdminMessage, AdminPage } from './admin-page.js';
 import { AdminView, redirect } from './admin-view.js';
 import { FormParser, parseForm } from '../parsers/form.js';
@@ -92,6 +94,12 @@ export async function loadPermissions(req: ApiRequest, site: AdminSite): Promise
   const db = req.app.services.get('db') as AnyDb;
   await syncPermissions(db, site.registry.map((a) => a.model));
   return (req.user as User).isSuperuser ? new Set() : userPermissions(req);
+}
+
+/** A change-list count as Django-ish text: `1,234`, `about 1,000,000` (an estimate), `more than 1,000` (capped). */
+function countText(c: CountResult): string {
+  const n = String(c.count ?? 0).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return c.exact ? n : c.capped ? `more than ${n}` : `about ${n}`;
 }
 
 /** A message shown on the next admin page (Django's `messages` framework, kept in the session). */
@@ -372,9 +380,11 @@ interface FilterOption {
 
 /**
  * `GET <app>/<model>/?q=&o=&p=&<filters>`: Django's change list — search,
- * the sidebar's filters, sortable headers, and page numbers with the count.
- * A parameter that is not one of the list's own nor a `listFilter` lookup is
- * a 400 page (Django redirects to `?e=1`); a page past the last is a 404 page.
+ * the sidebar's filters, sortable headers, and page numbers with the count
+ * (`countStrategy`: an estimate on a large PostgreSQL table, with no last-page
+ * link). A parameter that is not one of the list's own nor a `listFilter`
+ * lookup is a 400 page (Django redirects to `?e=1`); a page past the last, or
+ * past the rows when the count is not exact, is a 404 page.
  */
 export class AdminChangeListView extends AdminModelView {
   static override viewName = 'Change list';
@@ -475,14 +485,16 @@ ${rows.map((r) => html`<input type="hidden" name="_selected_action" value="${Str
     if (search) conditions.push(...this.searchConditions(search, postgres));
     const where = <Q extends AnySelect>(q: Q): Q => conditions.reduce((acc, c) => acc.where(c) as Q, q);
 
-    const total = Number((await db.selectFrom(model.tableName).select(sql<number>`count(*)`.as('n')).executeTakeFirst())?.n ?? 0);
-    const count = conditions.length
-      ? Number((await where(db.selectFrom(model.tableName)).select(sql<number>`count(*)`.as('n')).executeTakeFirst())?.n ?? 0)
-      : total;
-    const pages = Math.max(1, Math.ceil(count / admin.listPerPage));
+    // Counted as the API's pagination counts (countStrategy): on a large PostgreSQL table the planner's
+    // estimate, never a count(*) over a million rows; the whole table only when the page shows its total.
+    const threshold = ESTIMATED_COUNT_THRESHOLD;
+    const counted = await countWith(pageSource(where(db.selectFrom(model.tableName).selectAll())), admin.countStrategy, threshold);
+    const total = conditions.length && admin.showFullResultCount ? await countWith(pageSource(db.selectFrom(model.tableName).selectAll()), admin.countStrategy, threshold) : null;
+    const perPage = admin.listPerPage;
     const pageText = query['p'];
     const page = pageText === undefined ? 1 : /^\d{1,9}$/.test(pageText) ? Number(pageText) : NaN;
-    if (!Number.isInteger(page) || page < 1 || page > pages) throw new NotFound('Invalid page.');
+    const exactPages = counted.exact ? Math.max(1, Math.ceil(counted.count! / perPage)) : null;
+    if (!Number.isInteger(page) || page < 1 || (exactPages !== null && page > exactPages)) throw new NotFound('Invalid page.');
 
     const sortable = this.sortableFields();
     const asked = (query['o'] ?? '').split(',').filter((o) => sortable.includes(o.replace(/^-/, '')));
@@ -495,7 +507,11 @@ ${rows.map((r) => html`<input type="hidden" name="_selected_action" value="${Str
     }
     // A total order (Django adds the primary key), so pages never repeat or skip a row.
     if (!ordering.some((o) => o.replace(/^-/, '') === model.primaryKey)) q = q.orderBy(sql.ref(model.primaryKey), 'desc');
-    const rows = await this.withRelated(db, model, (await q.limit(admin.listPerPage).offset((page - 1) * admin.listPerPage).execute()) as Row[]);
+    // Without an exact count, one row more than a page says whether a next page exists (as the API's pagination).
+    const fetched = (await q.limit(exactPages === null ? perPage + 1 : perPage).offset((page - 1) * perPage).execute()) as Row[];
+    if (exactPages === null && page > 1 && fetched.length === 0) throw new NotFound('Invalid page.');
+    const hasNext = exactPages === null ? fetched.length > perPage : page < exactPages;
+    const rows = await this.withRelated(db, model, fetched.slice(0, perPage));
 
     const display = admin.options.listDisplay ?? [];
     const fieldColumns = display.filter((e): e is string => typeof e === 'string');
@@ -537,15 +553,20 @@ ${rows.map((r) => html`<input type="hidden" name="_selected_action" value="${Str
     });
 
     const pageUrl = (n: number) => listUrl({ p: n > 1 ? String(n) : null });
+    // An estimated or capped count gives no last page: the links run to the next page, then a break.
+    const lastLinked = exactPages ?? (hasNext ? page + 1 : page);
+    const numbers = displayedPageNumbers(page, lastLinked);
+    if (exactPages === null && hasNext) numbers.push(null);
     const controls =
-      pages > 1
+      lastLinked > 1
         ? `<nav id="pagination-controls" aria-label="Pagination">${numbersTemplate({
             previous_url: page > 1 ? pageUrl(page - 1) : null,
-            next_url: page < pages ? pageUrl(page + 1) : null,
-            page_links: pageLinks(displayedPageNumbers(page, pages), page, pageUrl),
+            next_url: hasNext ? pageUrl(page + 1) : null,
+            page_links: pageLinks(numbers, page, pageUrl),
           })}</nav>`
         : '';
-    const plural = count === 1 ? model.verboseName : model.verboseNamePlural;
+    const plural = counted.exact && counted.count === 1 ? model.verboseName : model.verboseNamePlural;
+    const results = counted.count === null ? '' : `${countText(counted)} result${counted.exact && counted.count === 1 ? '' : 's'} `;
     const filters = await this.filterSidebar(req, filterParams, listUrl);
     const title = `Select ${model.verboseName} to ${this.can(req, admin, 'change') ? 'change' : 'view'}`;
     const canAdd = this.can(req, admin, 'add');
@@ -555,7 +576,7 @@ ${rows.map((r) => html`<input type="hidden" name="_selected_action" value="${Str
 <input type="search" name="q" id="searchbar" value="${search}">
 ${Object.entries(filterParams).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`)}${asked.length ? html`<input type="hidden" name="o" value="${asked.join(',')}">` : ''}
 <button type="submit" class="btn">Search</button>
-${conditions.length ? html`<span class="muted" id="result-count">${count} result${count === 1 ? '' : 's'} (<a href="${base}">${total} total</a>)</span>` : ''}
+${conditions.length ? html`<span class="muted" id="result-count">${results}(<a href="${base}">${total === null ? 'Show all' : total.count === null ? 'Show all' : `${countText(total)} total`}</a>)</span>` : ''}
 </form>`
       : '';
     const body = html`<h1>${title}</h1>
@@ -571,7 +592,7 @@ ${this.csrfField(req)}
 </form>`
   : ''}
 ${listTable('result_list', capfirst(model.verboseNamePlural), headers, bodyRows)}
-<p class="paginator muted" id="paginator">${count} ${plural}</p>
+${counted.count === null ? '' : html`<p class="paginator muted" id="paginator">${countText(counted)} ${plural}</p>`}
 ${unsafeRaw(controls)}`;
     return this.page(req, title, body, await takeFlash(req), this.trail(req).slice(0, 2).map((b, i) => (i === 1 ? { ...b, url: base } : b)));
   }

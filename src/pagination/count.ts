@@ -2,6 +2,9 @@ import { ImproperlyConfigured } from '../exceptions.js';
 import type { CountStrategy } from './base.js';
 import type { PageSource } from './source.js';
 
+/** Under `'estimated'`, the default below which an estimate is replaced by an exact count (pagination styles and the admin's change list). */
+export const ESTIMATED_COUNT_THRESHOLD = 10_000;
+
 /** A count as a style reports it. `exact: false` means pages are probed by fetching one extra row. */
 export interface CountResult {
   readonly count: number | null;

@@ -3,7 +3,7 @@ import type { APIView } from '../views/api-view.js';
 import { Response } from '../response.js';
 import { removeQueryParam, replaceQueryParam } from '../utils/urls.js';
 import { BasePagination, warnOnce, type AppContext, type CountStrategy, type CountStrategyView, type OpenAPIParameter, type Source } from './base.js';
-import { countWith } from './count.js';
+import { countWith, ESTIMATED_COUNT_THRESHOLD } from './count.js';
 import { displayedPageNumbers, pageLinks } from './html.js';
 import { positiveInt, PythonValueError, toSafeNumber } from './python-int.js';
 import { pageSource } from './source.js';
@@ -46,7 +46,7 @@ export class LimitOffsetPagination<T = unknown> extends BasePagination<T, LimitO
   maxLimit: number | null = null;
   override template: string | null = 'rest_framework/pagination/numbers.html';
   countStrategy: CountStrategy = 'exact';
-  estimatedCountThreshold = 10_000;
+  estimatedCountThreshold = ESTIMATED_COUNT_THRESHOLD;
 
   constructor(app: AppContext) {
     super(app);

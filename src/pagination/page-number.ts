@@ -4,7 +4,7 @@ import { NotFound } from '../exceptions.js';
 import { Response } from '../response.js';
 import { removeQueryParam, replaceQueryParam } from '../utils/urls.js';
 import { BasePagination, warnOnce, type AppContext, type CountStrategy, type CountStrategyView, type OpenAPIParameter, type Source } from './base.js';
-import { countWith } from './count.js';
+import { countWith, ESTIMATED_COUNT_THRESHOLD } from './count.js';
 import { displayedPageNumbers, pageLinks } from './html.js';
 import { positiveInt, pythonInt, PythonValueError, toSafeNumber } from './python-int.js';
 import { pageSource } from './source.js';
@@ -58,7 +58,7 @@ export class PageNumberPagination<T = unknown> extends BasePagination<T, PageNum
   /** How the total is counted; a view's own `countStrategy` wins. */
   countStrategy: CountStrategy = 'exact';
   /** Under `'estimated'`, estimates below this are replaced by an exact count. */
-  estimatedCountThreshold = 10_000;
+  estimatedCountThreshold = ESTIMATED_COUNT_THRESHOLD;
 
   constructor(app: AppContext) {
     super(app);
