@@ -237,7 +237,9 @@ class QuerySource<T> implements PageSource<T> {
   async estimatedCount(): Promise<number | null> {
     if (!isPostgres(this.qb)) return null;
     const rows = (await this.qb.explain('json')) as Record<string, unknown>[];
-    const plan = (rows[0]?.['QUERY PLAN'] as { Plan?: { 'Plan Rows'?: number } }[] | undefined)?.[0]?.Plan;
+    // The app's connections read json as its text (src/db/pg-types.ts), so the plan may arrive unparsed.
+    const raw = rows[0]?.['QUERY PLAN'];
+    const plan = ((typeof raw === 'string' ? JSON.parse(raw) : raw) as { Plan?: { 'Plan Rows'?: number } }[] | undefined)?.[0]?.Plan;
     const estimate = plan?.['Plan Rows'];
     return typeof estimate === 'number' && Number.isFinite(estimate) ? Math.max(0, Math.round(estimate)) : null;
   }
