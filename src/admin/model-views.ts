@@ -488,7 +488,7 @@ ${rows.map((r) => html`<input type="hidden" name="_selected_action" value="${Str
     // Counted as the API's pagination counts (countStrategy): on a large PostgreSQL table the planner's
     // estimate, never a count(*) over a million rows; the whole table only when the page shows its total.
     const threshold = ESTIMATED_COUNT_THRESHOLD;
-    const counted = await countWith(pageSource(where(db.selectFrom(model.tableName).selectAll())), admin.countStrategy, threshold);
+    let counted: CountResult = await countWith(pageSource(where(db.selectFrom(model.tableName).selectAll())), admin.countStrategy, threshold);
     const total = conditions.length && admin.showFullResultCount ? await countWith(pageSource(db.selectFrom(model.tableName).selectAll()), admin.countStrategy, threshold) : null;
     const perPage = admin.listPerPage;
     const pageText = query['p'];
@@ -511,6 +511,8 @@ ${rows.map((r) => html`<input type="hidden" name="_selected_action" value="${Str
     const fetched = (await q.limit(exactPages === null ? perPage + 1 : perPage).offset((page - 1) * perPage).execute()) as Row[];
     if (exactPages === null && page > 1 && fetched.length === 0) throw new NotFound('Invalid page.');
     const hasNext = exactPages === null ? fetched.length > perPage : page < exactPages;
+    // A page with no next one knows the exact count: the last page says "200,005 books", not "about 200,000".
+    if (exactPages === null && !hasNext) counted = { count: (page - 1) * perPage + fetched.length, exact: true };
     const rows = await this.withRelated(db, model, fetched.slice(0, perPage));
 
     const display = admin.options.listDisplay ?? [];
