@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import BetterSqlite3 from 'better-sqlite3';
 import { sql, type Kysely } from 'kysely';
-import { APIView, createApp, path, type ApiRequest } from '../../src/index.js';
+import { APIView, createApp, DefaultRouter, field, model, modelSerializer, ModelViewSet, path, type ApiRequest } from '../../src/index.js';
 import { openDatabase } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
 import { TRESTLE_NODE_ARGS } from '../helpers/cli.js';
@@ -160,6 +160,41 @@ describe('a lock held past busy_timeout', () => {
     expect(res.json()).toEqual({ written: true });
     const { rows } = await sql<{ n: number }>`select count(*) as n from item`.execute(database.db);
     expect(rows[0]!.n).toBe(1);
+    await app.close();
+    await database.close();
+  });
+
+  it("a model view's create (one statement, no transaction) is a 503 too, and writes once the lock is gone", async () => {
+    const file = join(dir, 'model.sqlite3');
+    const database = await openDatabase(`sqlite:${file}`, { sqliteBusyTimeoutMs: 50 });
+    const Note = model('lock_note', { text: field.char({ maxLength: 20 }) });
+    await sql`create table lock_note (id integer primary key autoincrement, text varchar(20) not null)`.execute(database.db);
+    class Notes extends ModelViewSet {
+      override authenticationClasses = [];
+      override permissionClasses = [];
+      override model = Note;
+      override serializer = modelSerializer(Note) as never;
+    }
+    const router = new DefaultRouter();
+    router.register('notes', Notes, { basename: 'note' });
+    const app = await createApp({ logger: false, database, settings: { SERVICE_UNAVAILABLE_RETRY_AFTER: 3 }, routes: router.urls });
+    const first = await app.inject({ method: 'POST', url: '/notes/', payload: { text: 'one' } });
+    expect(first.statusCode).toBe(201);
+    const other = new BetterSqlite3(file);
+    other.exec('begin immediate');
+    try {
+      const locked = await app.inject({ method: 'POST', url: '/notes/', payload: { text: 'two' } });
+      expect(locked.statusCode).toBe(503);
+      expect(locked.headers['retry-after']).toBe('3');
+      expect(locked.json()).toEqual({ detail: 'Service temporarily unavailable, try again later.' });
+    } finally {
+      other.exec('rollback');
+      other.close();
+    }
+    const res = await app.inject({ method: 'POST', url: '/notes/', payload: { text: 'three' } });
+    expect(res.statusCode).toBe(201);
+    expect(res.headers['content-type']).toBe('application/json');
+    expect(res.json()).toEqual({ id: 2, text: 'three' });
     await app.close();
     await database.close();
   });
