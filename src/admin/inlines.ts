@@ -304,13 +304,18 @@ export async function inlineHtml(t: InlineTable): Promise<SafeHtml> {
   for (const n of inline.fields) {
     const f = model.fields[n]!;
     if (!(f instanceof RelationField)) continue;
+    const chosen = [...new Set(Array.from({ length: total }, (_, i) => textOf(i, f, n)).filter((x) => x !== ''))];
+    const keysOf = (texts: readonly string[]) => texts.map((x) => columnKey(targetField(f), x)).filter((k) => k !== undefined);
     if (!inline.isAutocomplete(n)) {
-      choices.set(n, await t.choices(f));
+      // The first thousand targets, and the rows' chosen ones past them (a save must not drop them).
+      const list = await t.choices(f);
+      const listed = new Set(list.map(([k]) => k));
+      const missing = chosen.filter((x) => !listed.has(x));
+      choices.set(n, missing.length ? [...list, ...(await t.choices(f, keysOf(missing)))] : list);
       continue;
     }
     // An autocomplete column lists the rows' own targets only; its search box finds the others.
-    const keys = [...new Set(Array.from({ length: total }, (_, i) => textOf(i, f, n)).filter((x) => x !== ''))].map((x) => columnKey(targetField(f), x)).filter((k) => k !== undefined);
-    choices.set(n, await t.choices(f, keys));
+    choices.set(n, await t.choices(f, keysOf(chosen)));
   }
   const deletable = inline.canDelete && may.delete;
   // Nothing to post: no management form, no hidden keys (a view-only page).

@@ -20,6 +20,12 @@ const Story = model('desk_story', {
   notes: field.text({ blank: true, default: '' }),
   labels: field.manyToMany(() => Label, { blank: true }),
 });
+// An inline of the writer's form whose label column has the thousand and more labels to choose from.
+const Credit = model('desk_credit', {
+  writer: field.foreignKey(() => Writer, { onDelete: 'cascade' }),
+  label: field.foreignKey(() => Label, { onDelete: 'cascade' }),
+  role: field.char({ maxLength: 50 }),
+});
 
 const PASSWORD = 'correct horse battery staple';
 const FORM = 'application/x-www-form-urlencoded';
@@ -50,9 +56,9 @@ describe.each(testDatabases())('relation selects past a thousand targets on $nam
   beforeAll(async () => {
     database = await open();
     db = database.db as unknown as Db;
-    await migrate(database, { '0001_initial': migration({ operations: [Writer, Label, Story].map((m) => createModel(m.tableName, { ...m.fields }, m.meta)) }) });
+    await migrate(database, { '0001_initial': migration({ operations: [Writer, Label, Story, Credit].map((m) => createModel(m.tableName, { ...m.fields }, m.meta)) }) });
     const site = new AdminSite()
-      .register(Writer, { str: (w) => w.name })
+      .register(Writer, { str: (w) => w.name, inlines: [{ model: Credit, extra: 0 }] })
       .register(Label, { str: (l) => l.name })
       .register(Story, { listDisplay: ['title', 'writer'], listFilter: ['writer', 'labels'], str: (s) => s.title });
     app = await createApp({ settings: { SECRET_KEY: 'test-secret-key-for-many-targets-admin-0123456789' }, routes: [adminRoutes({ site })], database, logger: false });
@@ -64,6 +70,7 @@ describe.each(testDatabases())('relation selects past a thousand targets on $nam
     }
     storyId = Number((await db.insertInto('desk_story').values(Story.insertValues({ title: 'Late', writer_id: 1003 }) as never).returning('id').executeTakeFirstOrThrow())['id']);
     await db.insertInto('desk_story_labels').values([{ story_id: storyId, label_id: 2 }, { story_id: storyId, label_id: 1004 }]).execute();
+    await db.insertInto('desk_credit').values({ writer_id: 1003, label_id: 1004, role: 'translator' }).execute();
     root = new CookieJar();
     const page = await app.inject({ url: '/admin/login/', headers: { accept: 'text/html' } });
     root.store(page.headers['set-cookie']);
@@ -106,5 +113,24 @@ describe.each(testDatabases())('relation selects past a thousand targets on $nam
     const plain = await get(root, '/admin/desk/story/');
     expect(plain.body).toContain('>Writer 100</a></li></ul>');
     expect(plain.body).not.toContain('>Writer 1003</a></li>');
+  });
+
+  it("an inline's label past the first thousand is an option, chosen, and kept when the form comes back or is saved", async () => {
+    const form = await get(root, '/admin/desk/writer/1003/change/');
+    expect(form.statusCode).toBe(200);
+    const select = /<select name="credit_set-0-label"[^>]*>(.*?)<\/select>/s.exec(form.body)?.[1] ?? '';
+    expect(select).toContain('<option value="1000">Label 1000</option><option value="1004" selected>Label 1004</option>');
+    expect(select).not.toContain('<option value="1001">');
+    const credit = Number((await db.selectFrom('desk_credit').select('id').executeTakeFirstOrThrow())['id']);
+    const inline = { 'credit_set-TOTAL_FORMS': '1', 'credit_set-INITIAL_FORMS': '1', 'credit_set-MIN_NUM_FORMS': '0', 'credit_set-MAX_NUM_FORMS': '1000', 'credit_set-0-id': String(credit), 'credit_set-0-writer': '1003', 'credit_set-0-label': '1004', 'credit_set-0-role': 'editor' };
+    // A refused form comes back with the label still chosen.
+    const refused = await post(root, '/admin/desk/writer/1003/change/', { name: '', ...inline, _continue: '' });
+    expect(refused.statusCode).toBe(200);
+    expect(/<select name="credit_set-0-label"[^>]*>(.*?)<\/select>/s.exec(refused.body)?.[1]).toContain('<option value="1004" selected>Label 1004</option>');
+    const saved = await post(root, '/admin/desk/writer/1003/change/', { name: 'Writer 1003', ...inline, _continue: '' });
+    expect(saved.statusCode).toBe(302);
+    expect(saved.headers['location']).toBe('/admin/desk/writer/1003/change/');
+    expect(await db.selectFrom('desk_credit').select(['label_id', 'role']).where('id', '=', credit).executeTakeFirstOrThrow()).toEqual({ label_id: 1004, role: 'editor' });
+    expect((await get(root, '/admin/desk/writer/1003/change/')).body).toMatch(/<select name="credit_set-0-label"[^>]*>.*<option value="1004" selected>Label 1004<\/option>/s);
   });
 });
