@@ -280,7 +280,7 @@ export { securitySchemeFor } from './schema/security.js';
 export type { DescribesSecurity, NamedSecurityScheme } from './schema/security.js';
 export type { OpenAPIDocument, OpenAPIOperation, ViewOpenAPI, JsonSchema } from './schema/types.js';
 export { adminRoutes, AdminView, AdminPage, AdminRenderer, AdminSite, ModelAdmin, InlineAdmin, IncorrectLookupParameters, AuthGroup, AuthPermission, UserGroup, UserPermission } from './admin/index.js';
-export type { AdminRoutesOptions, AdminMessage, ModelAdminOptions, ListDisplayEntry, AdminAction, Fieldset, InlineOptions } from './admin/index.js';
+export type { AdminRoutesOptions, AdminMessage, ModelAdminOptions, ListDisplayEntry, AdminAction, ChangeListAction, ChangeListActionContext, Fieldset, InlineOptions } from './admin/index.js';
 
 // --- data layer, users, project
 export {

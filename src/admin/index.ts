@@ -5,7 +5,7 @@ export { AdminIndexView } from './index-view.js';
 export { AdminLoginView, AdminLogoutView } from './login-view.js';
 export { AdminUsersView, AdminUserView } from './users-view.js';
 export { AdminTokensView, AdminTokenView } from './tokens-view.js';
-export { AdminSite, ModelAdmin, InlineAdmin, type ModelAdminOptions, type ListDisplayEntry, type AdminAction, type Fieldset, type InlineOptions } from './model-admin.js';
+export { AdminSite, ModelAdmin, InlineAdmin, type ModelAdminOptions, type ListDisplayEntry, type AdminAction, type ChangeListAction, type ChangeListActionContext, type Fieldset, type InlineOptions } from './model-admin.js';
 export { AdminModelView, AdminChangeListView, AdminChangeFormView, AdminDeleteView, AdminHistoryView, IncorrectLookupParameters } from './model-views.js';
 export { AdminAutocompleteView } from './autocomplete.js';
 export { ADDITION, CHANGE, DELETION, describeChange, readLog, type LogEntry } from './log-entry.js';

@@ -1,4 +1,6 @@
+import type { Kysely } from 'kysely';
 import type { AnyModel } from '../models/model.js';
+import type { ApiRequest } from '../request.js';
 import { ManyToManyField, RelationField, type ModelField } from '../models/fields.js';
 import type { User } from '../users/user.js';
 import type { CountStrategy } from '../pagination/base.js';
@@ -6,6 +8,41 @@ import { Group, Permission, UserGroup, UserPermission } from './permissions.js';
 
 /** What a staff user may do with a registered model (Django's view/add/change/delete permissions). */
 export type AdminAction = 'view' | 'add' | 'change' | 'delete';
+
+/** What a change-list action's handler is given. */
+export interface ChangeListActionContext<Row = Record<string, unknown>> {
+  readonly req: ApiRequest;
+  /** The transaction the action runs in: it commits when the handler returns, and rolls back when it throws. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  readonly db: Kysely<any>;
+  /** The checked rows, read in the transaction, ordered by primary key, each foreign key's row attached under the field's name. */
+  readonly rows: Row[];
+  readonly admin: ModelAdmin<Row>;
+}
+
+/**
+ * A custom action of the change list's "Action" select (Django's
+ * `@admin.action(description=…, permissions=[…])`): it runs on the checked
+ * rows in one transaction; the string it returns is shown as the message
+ * after the redirect back to the list (Django's `message_user`). No history
+ * row is written for it, as Django writes none.
+ *
+ * @example
+ * { name: 'mark_out_of_print', description: 'Mark selected books as out of print', permissions: ['change'],
+ *   handler: async ({ db, rows }) => {
+ *     await db.updateTable('catalogue_book').set({ in_print: false }).where('id', 'in', rows.map((r) => r.id)).execute();
+ *     return `${rows.length} books were marked as out of print.`;
+ *   } }
+ */
+export interface ChangeListAction<Row = Record<string, unknown>> {
+  /** The select's value (Django's function name): letters, digits and `_`; not `delete_selected`. */
+  readonly name: string;
+  /** The select's label. */
+  readonly description: string;
+  /** What the user must all be allowed on the model for the action to be listed and run (Django's `allowed_permissions`); default none beyond seeing the list. */
+  readonly permissions?: readonly AdminAction[];
+  readonly handler: (ctx: ChangeListActionContext<Row>) => Promise<string | void> | string | void;
+}
 
 /**
  * A column of the change list: a field name, or a computed column — a
@@ -181,6 +218,12 @@ export interface ModelAdminOptions<Row = Record<string, unknown>> {
    * `autocomplete/` endpoint; the target must be registered with `searchFields`.
    */
   autocompleteFields?: readonly string[];
+  /**
+   * The change list's custom actions, listed after "Delete selected …"
+   * (Django's `actions`). `null` removes every action, "Delete selected …"
+   * too (Django's `actions = None`); `[]` (the default) leaves that one.
+   */
+  actions?: ReadonlyArray<ChangeListAction<Row>> | null;
   /** Fields shown on the change form as text, never written by it. */
   readonlyFields?: readonly string[];
   /** The form's fields, in order (default: every editable field). */
@@ -282,6 +325,17 @@ export class ModelAdmin<Row = Record<string, unknown>> {
       // Django's admin.E038.
       if (!(model.fields[n] instanceof RelationField) && !(model.fields[n] instanceof ManyToManyField)) throw new Error(`Admin for ${model.tableName}: autocompleteFields "${n}" must be a foreign key or a many-to-many field.`);
     }
+    const actionNames = new Set<string>();
+    for (const a of options.actions ?? []) {
+      const what = `Admin for ${model.tableName}: action "${String(a?.name)}"`;
+      if (typeof a?.name !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(a.name)) throw new Error(`${what}: name must be letters, digits and _.`);
+      if (a.name === 'delete_selected') throw new Error(`${what}: the name is the built-in "Delete selected" action's.`);
+      if (actionNames.has(a.name)) throw new Error(`${what} is given twice.`);
+      actionNames.add(a.name);
+      if (typeof a.description !== 'string' || a.description.trim() === '') throw new Error(`${what} needs a description.`);
+      if (typeof a.handler !== 'function') throw new Error(`${what} needs a handler function.`);
+      for (const p of a.permissions ?? []) if (!['view', 'add', 'change', 'delete'].includes(p)) throw new Error(`${what}: permissions names "${String(p)}", which is not view, add, change or delete.`);
+    }
     for (const s of options.searchFields ?? []) {
       const [head, rest] = s.replace(/^[\^=@]/, '').split('__', 2) as [string, string | undefined];
       const f = model.fields[head];
@@ -364,6 +418,20 @@ export class ModelAdmin<Row = Record<string, unknown>> {
       ...(o.description !== undefined ? { description: o.description } : {}),
       classes: o.classes ?? [],
     }));
+  }
+
+  /**
+   * The change list's actions `may` allows, in the select's order
+   * (Django's `get_actions`): "Delete selected …" when `may('delete')`, then
+   * each custom action whose permissions `may` all grant; none when
+   * `actions` is `null`.
+   */
+  availableActions(may: (action: AdminAction) => boolean): Array<{ name: string; description: string; custom: ChangeListAction<Row> | null }> {
+    if (this.options.actions === null) return [];
+    const out: Array<{ name: string; description: string; custom: ChangeListAction<Row> | null }> = [];
+    if (may('delete')) out.push({ name: 'delete_selected', description: `Delete selected ${this.model.verboseNamePlural}`, custom: null });
+    for (const a of this.options.actions ?? []) if ((a.permissions ?? []).every((p) => may(p))) out.push({ name: a.name, description: a.description, custom: a });
+    return out;
   }
 
   /** Whether the form's widget of `name` is an autocomplete. */

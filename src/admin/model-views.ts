@@ -402,13 +402,18 @@ export class AdminChangeListView extends AdminModelView {
   }
 
   /**
-   * `POST` with `action=delete_selected` and `_selected_action` (each row's
-   * key): Django's "Delete selected …" — a confirmation listing what the
-   * cascade removes, then (with `post=yes`) every row deleted and logged in
-   * one transaction, or refused (409) when a row is protected.
+   * `POST` with `action` and `_selected_action` (each checked row's key):
+   * Django's `response_action`. No row checked is a message back on the
+   * list; an action that is not offered is "No action selected."; one the
+   * user may not run is a 403. A custom action runs on the rows in one
+   * transaction and its message follows the redirect back to the list.
+   * `delete_selected` is Django's "Delete selected …": a confirmation
+   * listing what the cascade removes, then (with `post=yes`) every row
+   * deleted and logged in one transaction, or refused (409) when a row is
+   * protected.
    */
   async post(req: ApiRequest): Promise<AdminPage | Response> {
-    const denied = await this.allow(req, 'delete');
+    const denied = await this.allow(req, 'view', 'change');
     if (denied) return denied;
     const admin = this.modelAdmin;
     const model = admin.model;
@@ -416,17 +421,29 @@ export class AdminChangeListView extends AdminModelView {
     const query = this.ownQuery(req);
     const base = query ? `${this.modelUrl(req, admin, 'changelist')}?${query}` : this.modelUrl(req, admin, 'changelist');
     const data = (req.data ?? {}) as Record<string, unknown>;
-    if (data['action'] !== 'delete_selected') {
+    const raw = data['_selected_action'];
+    const keys = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).map((k) => keyValue(model, String(k))).filter((k) => k !== undefined);
+    const read = async (db: AnyDb) =>
+      keys.length ? await this.withRelated(db, model, (await db.selectFrom(model.tableName).selectAll().where(sql.ref(model.primaryKey), 'in', keys).orderBy(sql.ref(model.primaryKey)).execute()) as Row[]) : [];
+    const rows = await read(this.db(req));
+    if (rows.length === 0) {
+      await flash(req, { level: 'info', text: 'Items must be selected in order to perform actions on them. No items have been changed.' });
+      return redirect(base);
+    }
+    const named = Array.isArray(data['action']) ? data['action'][0] : data['action'];
+    const action = admin.availableActions((a) => this.can(req, admin, a)).find((a) => a.name === named);
+    if (!action) {
+      // An action the model has but the user may not run is refused; an unknown one is Django's invalid action form.
+      if (admin.availableActions(() => true).some((a) => a.name === named)) throw new PermissionDenied();
       await flash(req, { level: 'info', text: 'No action selected.' });
       return redirect(base);
     }
-    const raw = data['_selected_action'];
-    const keys = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).map((k) => keyValue(model, String(k))).filter((k) => k !== undefined);
-    const rows = keys.length
-      ? await this.withRelated(this.db(req), model, (await this.db(req).selectFrom(model.tableName).selectAll().where(sql.ref(model.primaryKey), 'in', keys).orderBy(sql.ref(model.primaryKey)).execute()) as Row[])
-      : [];
-    if (rows.length === 0) {
-      await flash(req, { level: 'info', text: 'Items must be selected in order to perform actions on them. No items have been changed.' });
+    if (action.custom) {
+      const handler = action.custom.handler;
+      const message = await this.db(req)
+        .transaction()
+        .execute(async (trx) => handler({ req, db: trx, rows: await read(trx), admin }));
+      if (typeof message === 'string' && message !== '') await flash(req, { level: 'info', text: message });
       return redirect(base);
     }
     const { trees, protectedRows, counts } = await this.collect(req, rows);
@@ -537,9 +554,10 @@ ${rows.map((r) => html`<input type="hidden" name="_selected_action" value="${Str
     const canChange = this.can(req, admin, 'change') || this.can(req, admin, 'view');
     // The list's own query, carried to the pages it links to and back after a save (Django's preserve_filters).
     const preserved = this.ownQuery(req);
-    // Django's "Delete selected …" action: a checkbox per row, for users who may delete.
-    const canDelete = this.can(req, admin, 'delete') && rows.length > 0;
-    if (canDelete) headers.push({ label: 'Select', href: null, sort: null });
+    // Django's actions ("Delete selected …" for users who may delete, then the custom ones the user may run): a checkbox per row.
+    const actions = admin.availableActions((a) => this.can(req, admin, a));
+    const selectable = actions.length > 0 && rows.length > 0;
+    if (selectable) headers.push({ label: 'Select', href: null, sort: null });
     const bodyRows = rows.map((row) => {
       const pk = row[model.primaryKey];
       const cells = (display.length ? display : [null]).map((entry, i) => {
@@ -548,7 +566,7 @@ ${rows.map((r) => html`<input type="hidden" name="_selected_action" value="${Str
         const content = i === 0 && canChange ? html`<a href="${this.withFilters(this.modelUrl(req, admin, 'change', pk), preserved)}">${text}</a>` : text;
         return i === 0 ? html`<th scope="row" data-label="${label}">${content}</th>` : html`<td data-label="${label}">${content}</td>`;
       });
-      const select = canDelete
+      const select = selectable
         ? html`<td data-label="Select"><input type="checkbox" name="_selected_action" value="${String(pk)}" form="changelist-form" aria-label="${`Select ${admin.repr(row)}`}"></td>`
         : '';
       return html`<tr data-pk="${String(pk)}">${cells}${select}</tr>`;
@@ -585,11 +603,11 @@ ${conditions.length ? html`<span class="muted" id="result-count">${results}(<a h
 ${canAdd ? html`<p><a class="btn btn-primary" id="add-link" href="${this.withFilters(this.modelUrl(req, admin, 'add'), preserved)}">Add ${model.verboseName}</a></p>` : ''}
 ${searchBox}
 ${filters}
-${canDelete
+${selectable
   ? html`<form method="post" action="${preserved ? `${base}?${preserved}` : base}" id="changelist-form" class="toolbar">
 ${this.csrfField(req)}
 <label for="id_action">Action</label>
-<select name="action" id="id_action"><option value="">---------</option><option value="delete_selected">Delete selected ${model.verboseNamePlural}</option></select>
+<select name="action" id="id_action"><option value="">---------</option>${actions.map((a) => html`<option value="${a.name}">${a.description}</option>`)}</select>
 <button type="submit" class="btn">Go</button>
 </form>`
   : ''}
