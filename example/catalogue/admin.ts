@@ -14,6 +14,14 @@ export function catalogueAdmin(): AdminSite {
       str: (b) => b.title,
     })
     .register(Tag, { listDisplay: ['name'], searchFields: ['name'], str: (t) => t.name })
-    .register(Favourite, { listDisplay: ['user', 'book'], listFilter: ['book'] })
+    .register(Favourite, {
+      listDisplay: ['user', 'book'],
+      listFilter: ['book'],
+      // The admin attaches each foreign key's row under the field's name (`row.user`, `row.book`) before naming a row.
+      str: (f) => {
+        const r = f as typeof f & { user?: { username: string } | null; book?: { title: string } | null };
+        return `${r.user?.username ?? `user #${String(f.user_id)}`} – ${r.book?.title ?? `book #${String(f.book_id)}`}`;
+      },
+    })
     .registerPermissions();
 }
