@@ -101,15 +101,15 @@ describe.skipIf(!chromiumAvailable)('the example catalogue in the admin, in Chro
     // The books: search, then filter by an author, then sort by year.
     await Promise.all([page.waitForURL(`${base}/admin/catalogue/book/`), page.click('#app-catalogue a:text-is("Books")')]);
     expect(await page.locator('h1').textContent()).toBe('Select book to change');
-    expect(await page.locator('#paginator').textContent()).toBe('5000 books');
+    expect(await page.locator('#paginator').textContent()).toBe('5,000 books');
     expect(await page.locator('#result_list tbody tr').count()).toBe(50);
     await expectAccessible(page, 'books');
     await page.fill('#searchbar', 'Ursula Lagerlöf');
     await Promise.all([page.waitForURL(/q=Ursula\+Lagerl/), page.click('#changelist-search button')]);
-    expect(await page.locator('#result-count').textContent()).toMatch(/^\d+ results \(5000 total\)$/);
+    expect(await page.locator('#result-count').textContent()).toMatch(/^\d+ results \(5,000 total\)$/);
     for (const name of await page.locator('#result_list td[data-label="Author"]').allTextContents()) expect(name).toMatch(/^Ursula Lagerlöf( \d+)?$/);
     await Promise.all([page.waitForURL(/author__id__exact=3/), page.click('#changelist-filter a:text-is("Ursula Lagerlöf")')]);
-    expect(await page.locator('#result-count').textContent()).toBe('25 results (5000 total)');
+    expect(await page.locator('#result-count').textContent()).toBe('25 results (5,000 total)');
     expect(await page.locator('#changelist-filter li.selected a').allTextContents()).toContain('Ursula Lagerlöf');
     await Promise.all([page.waitForURL(/o=year/), page.click('#result_list thead a:text-is("Year")')]);
     const years = (await page.locator('#result_list td[data-label="Year"]').allTextContents()).map(Number);
@@ -131,7 +131,7 @@ describe.skipIf(!chromiumAvailable)('the example catalogue in the admin, in Chro
     await Promise.all([page.waitForURL(/\/admin\/catalogue\/book\/\?author__id__exact=3&q=Ursula\+Lagerl%C3%B6f&o=year$/), page.click('button[name=_save]')]);
     expect(await page.locator('.messages').textContent()).toContain('The book “The Saga of Gösta Berling” was changed successfully.');
     // Back on the list as it was: searched, filtered and sorted.
-    expect(await page.locator('#result-count').textContent()).toBe('25 results (5000 total)');
+    expect(await page.locator('#result-count').textContent()).toBe('25 results (5,000 total)');
     expect(await page.locator('#result_list thead th[aria-sort="ascending"]').textContent()).toContain('Year');
 
     const book = await api('GET', `/api/books/${bookId}/`);
