@@ -10,6 +10,7 @@ import { createModel, field, migration, model } from '../../src/models/index.js'
 import { AdminSite, Conflict, adminRoutes, createApp, type ChangeListActionContext, type TrestleApp } from '../../src/index.js';
 import { testDatabases } from '../helpers/databases.js';
 import { CookieJar, inputValue } from '../browsable/cookies.js';
+import { adminGet, adminLogin } from './session.js';
 
 const Writer = model('desk_writer', { name: field.char({ maxLength: 100 }) });
 const Story = model('desk_story', {
@@ -32,11 +33,7 @@ describe.each(testDatabases())('change-list actions on $name', ({ open }) => {
   let seen: Array<{ titles: string[]; writers: string[]; user: string }> = [];
   const jars = new Map<string, CookieJar>();
 
-  const get = async (jar: CookieJar, url: string) => {
-    const res = await app.inject({ url, headers: { accept: 'text/html', cookie: jar.header() } });
-    jar.store(res.headers['set-cookie']);
-    return res;
-  };
+  const get = (jar: CookieJar, url: string) => adminGet(app, jar, url);
 
   async function post(jar: CookieJar, url: string, fields: Record<string, string | string[]>, token?: string) {
     const body = new URLSearchParams({ csrfmiddlewaretoken: token ?? inputValue((await get(jar, '/admin/')).body, 'csrfmiddlewaretoken') });

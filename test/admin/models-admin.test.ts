@@ -6,6 +6,7 @@ import { createModel, field, migration, model } from '../../src/models/index.js'
 import { AdminSite, adminRoutes, createApp, type TrestleApp } from '../../src/index.js';
 import { testDatabases } from '../helpers/databases.js';
 import { CookieJar, inputValue } from '../browsable/cookies.js';
+import { adminGet, adminLogin } from './session.js';
 
 const Author = model('shop_author', {
   name: field.char({ maxLength: 100 }),
@@ -90,26 +91,9 @@ describe.each(testDatabases())('admin of models on $name', ({ open }) => {
   let rootId: number;
   let clerkId: number;
 
-  async function login(username: string): Promise<CookieJar> {
-    const jar = new CookieJar();
-    const page = await app.inject({ url: '/admin/login/', headers: { accept: 'text/html' } });
-    jar.store(page.headers['set-cookie']);
-    const res = await app.inject({
-      method: 'POST',
-      url: '/admin/login/',
-      headers: { accept: 'text/html', 'content-type': FORM, cookie: jar.header() },
-      payload: new URLSearchParams({ csrfmiddlewaretoken: inputValue(page.body, 'csrfmiddlewaretoken'), username, password: PASSWORD }).toString(),
-    });
-    expect(res.statusCode).toBe(302);
-    jar.store(res.headers['set-cookie']);
-    return jar;
-  }
+  const login = (username: string): Promise<CookieJar> => adminLogin(app, username, PASSWORD);
 
-  const get = async (jar: CookieJar, url: string) => {
-    const res = await app.inject({ url, headers: { accept: 'text/html', cookie: jar.header() } });
-    jar.store(res.headers['set-cookie']);
-    return res;
-  };
+  const get = (jar: CookieJar, url: string) => adminGet(app, jar, url);
 
   /** Posts `fields` with the CSRF token of the page at `formUrl` (unless `csrf` is false). */
   async function post(jar: CookieJar, url: string, fields: Record<string, string | string[]>, csrf = true) {
