@@ -54,7 +54,9 @@ const TOKEN_USER_SQL = `select t.id, t.user_id, t.name, t.created, t.expires, t.
 export function sqliteStore(file: string): BaselineStore {
   const db = new BetterSqlite3(file, { readonly: false });
   db.pragma('journal_mode = WAL');
-  const q = (s: string) => db.prepare(s.replace(/\$\d+/g, '?'));
+  // `+?` as Trestle binds (src/db/database.ts SQLITE_PARAMETER): SQLite with STAT4 re-prepares a statement whose
+  // `?` the planner looked at each time it is bound once the database has statistics; both sides run the same plans.
+  const q = (s: string) => db.prepare(s.replace(/\$\d+/g, '+?'));
   const tokenUser = q(TOKEN_USER_SQL);
   const perTable = (t: ItemTable) => ({
     count: q(`select count(*) as n from ${t}`).pluck(),

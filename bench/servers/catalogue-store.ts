@@ -77,7 +77,9 @@ export function sqliteCatalogue(file: string): CatalogueStore {
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
-  const q = (s: string) => db.prepare(s.replace(/\$\d+/g, '?'));
+  // `+?` as Trestle binds (src/db/database.ts SQLITE_PARAMETER): SQLite with STAT4 re-prepares a statement whose
+  // `?` the planner looked at each time it is bound once the database has statistics; both sides run the same plans.
+  const q = (s: string) => db.prepare(s.replace(/\$\d+/g, '+?'));
   const tokenUser = q(TOKEN_USER_SQL);
   const counts = new Map<string, BetterSqlite3.Statement>();
   const pages = new Map<string, BetterSqlite3.Statement>();
