@@ -1,6 +1,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { createRequire } from 'node:module';
-import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
+import { Kysely, MysqlDialect, SqliteDialect, sql, type Transaction } from 'kysely';
+import { TrestlePostgresDialect } from '../db/pg-introspector.js';
 import type { DB } from '../db/schema.js';
 import { fromDbBoolean, toDbBoolean, toDbTimestamp } from '../db/schema.js';
 import type { DialectName } from '../db/dialect.js';
@@ -118,7 +119,8 @@ export async function openDjangoSource(url: string): Promise<DjangoSource> {
       await pool.end().catch(() => {});
       throw new Error(`Cannot connect to Django database ${redactUrl(url)}: ${(err as Error).message}`);
     }
-    const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
+    // The tables the connection sees by name (its search path), as Django's introspection lists them.
+    const db = new Kysely<any>({ dialect: new TrestlePostgresDialect({ pool }) });
     return { db, dialect: 'postgres', url: redactUrl(url), close: () => db.destroy() };
   }
   if (/^(mysql|mariadb):\/\//i.test(url)) return openMysql(url);
