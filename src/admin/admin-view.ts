@@ -94,14 +94,7 @@ export class AdminView extends APIView {
       const sort = ordering === column ? 'ascending' : ordering === `-${column}` ? 'descending' : null;
       return { label, sort, href: listUrl(1, sort === 'ascending' ? `-${column}` : column) };
     };
-    const controls =
-      pages > 1
-        ? `<nav id="pagination-controls" aria-label="Pagination">${numbersTemplate({
-            previous_url: page > 1 ? pageUrl(page - 1) : null,
-            next_url: page < pages ? pageUrl(page + 1) : null,
-            page_links: pageLinks(displayedPageNumbers(page, pages), page, pageUrl),
-          })}</nav>`
-        : '';
+    const controls = pages > 1 ? paginationNav(page, displayedPageNumbers(page, pages), page < pages, pageUrl) : '';
     return { search, ordering, count, rows, base, controls, sortHeader };
   }
 
@@ -206,4 +199,13 @@ export class AdminView extends APIView {
 /** A 302 to a same-site path. */
 export function redirect(location: string): Response {
   return new Response(null, { status: 302, headers: { Location: location } });
+}
+
+/** A list's page links (previous, the numbers with `null` as a break, next), as the admin's lists show them. */
+export function paginationNav(page: number, numbers: (number | null)[], hasNext: boolean, pageUrl: (n: number) => string): string {
+  return `<nav id="pagination-controls" aria-label="Pagination">${numbersTemplate({
+    previous_url: page > 1 ? pageUrl(page - 1) : null,
+    next_url: hasNext ? pageUrl(page + 1) : null,
+    page_links: pageLinks(numbers, page, pageUrl),
+  })}</nav>`;
 }

@@ -13,12 +13,11 @@ import { getSession, updateSession } from '../sessions/session.js';
 import { html, unsafeRaw, type SafeHtml } from '../pages/html.js';
 import { listTable, type SortHeader } from '../pages/admin-templates.js';
 import type { Breadcrumb } from '../pages/layout.js';
-import { displayedPageNumbers, pageLinks } from '../pagination/html.js';
-import { numbersTemplate } from '../browsable/pagination-controls.js';
+import { displayedPageNumbers } from '../pagination/html.js';
 import { countWith, ESTIMATED_COUNT_THRESHOLD, type CountResult } from '../pagination/count.js';
 import { pageSource } from '../pagination/source.js';
 import type { AdminMessage, AdminPage } from './admin-page.js';
-import { AdminView, redirect } from './admin-view.js';
+import { AdminView, paginationNav, redirect } from './admin-view.js';
 import { FormParser, parseForm } from '../parsers/form.js';
 import { requestEncoding } from '../parsers/charset.js';
 import type { ParseResult } from '../parsers/base.js';
@@ -577,14 +576,7 @@ ${rows.map((r) => html`<input type="hidden" name="_selected_action" value="${Str
     const lastLinked = exactPages ?? (hasNext ? page + 1 : page);
     const numbers = displayedPageNumbers(page, lastLinked);
     if (exactPages === null && hasNext) numbers.push(null);
-    const controls =
-      lastLinked > 1
-        ? `<nav id="pagination-controls" aria-label="Pagination">${numbersTemplate({
-            previous_url: page > 1 ? pageUrl(page - 1) : null,
-            next_url: hasNext ? pageUrl(page + 1) : null,
-            page_links: pageLinks(numbers, page, pageUrl),
-          })}</nav>`
-        : '';
+    const controls = lastLinked > 1 ? paginationNav(page, numbers, hasNext, pageUrl) : '';
     const plural = counted.exact && counted.count === 1 ? model.verboseName : model.verboseNamePlural;
     const results = counted.count === null ? '' : `${countText(counted)} result${counted.exact && counted.count === 1 ? '' : 's'} `;
     const filters = await this.filterSidebar(req, filterParams, listUrl);
