@@ -651,25 +651,47 @@ function parseDateTime(text: string): { date: Date; micros: number } | null {
   return { date, micros };
 }
 
-/** `YYYY-MM-DDThh:mm:ss[.f{1,6}]Z`: how Trestle stores a time as text (`toISOString`), in UTC already. */
-const CANONICAL_UTC_RE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?Z$/;
-
 /**
  * The representation of a stored time already in UTC and to the second or
- * finer, straight from its text: what `parseDateTime` and `toISOString`
- * would give back, without building two `Date`s per value. `null` for any
- * other form (and for an impossible date), which takes the long way.
+ * finer, `YYYY-MM-DDThh:mm:ss[.f{1,6}]Z` (how Trestle stores a time as text,
+ * `toISOString`), straight from its text: what `parseDateTime` and
+ * `toISOString` would give back, without building two `Date`s per value (the
+ * text itself when it is already the representation). `null` for any other
+ * form (and for an impossible date), which takes the long way.
  */
-function canonicalUtc(text: string): string | null {
-  const m = CANONICAL_UTC_RE.exec(text);
-  if (m === null) return null;
-  const y = Number(m[1]);
-  const mo = Number(m[2]);
-  const d = Number(m[3]);
-  if (Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6]) > 59) return null;
+export function canonicalUtc(text: string): string | null {
+  const n = text.length;
+  // 20 characters without a fraction, 22 to 27 with one to six digits.
+  if (n < 20 || n > 27 || n === 21 || text.charCodeAt(n - 1) !== 0x5a /* Z */) return null;
+  if (text.charCodeAt(4) !== 0x2d || text.charCodeAt(7) !== 0x2d || text.charCodeAt(10) !== 0x54 || text.charCodeAt(13) !== 0x3a || text.charCodeAt(16) !== 0x3a) {
+    return null;
+  }
+  const y = digitsAt(text, 0, 4);
+  const mo = digitsAt(text, 5, 2);
+  const d = digitsAt(text, 8, 2);
+  const h = digitsAt(text, 11, 2);
+  const mi = digitsAt(text, 14, 2);
+  const s = digitsAt(text, 17, 2);
+  if (y < 0 || mo < 0 || d < 0 || h < 0 || mi < 0 || s < 0 || h > 23 || mi > 59 || s > 59) return null;
   if (d > 28 ? !validDate(y, mo, d) : y < 1 || mo < 1 || mo > 12 || d < 1) return null;
-  const fraction = m[7];
-  return fraction === undefined || Number(fraction) === 0 ? `${text.slice(0, 19)}Z` : `${text.slice(0, 19)}.${fraction.padEnd(6, '0')}Z`;
+  if (n === 20) return text;
+  if (text.charCodeAt(19) !== 0x2e /* . */) return null;
+  const fraction = digitsAt(text, 20, n - 21);
+  if (fraction < 0) return null;
+  if (fraction === 0) return text.slice(0, 19) + 'Z';
+  // Six fraction digits, as Python's isoformat writes microseconds.
+  return n === 27 ? text : `${text.slice(0, n - 1)}${'000000'.slice(n - 21)}Z`;
+}
+
+/** The number written by `count` ASCII digits of `text` at `start`, or -1 when one is not a digit. */
+function digitsAt(text: string, start: number, count: number): number {
+  let value = 0;
+  for (let i = start; i < start + count; i++) {
+    const c = text.charCodeAt(i) - 0x30;
+    if (c < 0 || c > 9) return -1;
+    value = value * 10 + c;
+  }
+  return value;
 }
 
 /** DRF's `DateField`: ISO 8601 `YYYY-MM-DD`, kept and rendered as that string. */

@@ -142,51 +142,95 @@ export interface HyperlinkOptions {
 }
 
 /** A key no table holds, put in a route's path to find it again in the absolute URL. */
-const STAND_IN_KEY = 8_102_763_945_517_329;
+const STAND_IN_KEY = '8102763945517329';
 
 /**
- * The request whose link templates `templates` holds: one slot, not a
- * `WeakMap` entry per request (work for every young-generation collection).
- * A page's rows are serialized in one go, so the slot serves all of them.
+ * The request the link templates were last made for, and its turn: a
+ * template is reused while the turn it was made in is the current one.
+ * One slot, not a `WeakMap` entry per request (work for every
+ * young-generation collection); a page's rows are serialized in one go, so
+ * the slot serves all of them.
  */
 let templatesOf: ApiRequest | null = null;
-/** Per field's link: the text of its URL before and after an integer key; `null` when reverse has to run per row. */
-const templates = new Map<Required<HyperlinkOptions>, readonly [string, string] | null>();
+let templatesTurn = 0;
+/** The origin (`scheme://host`) of the turn's request when it has no `?format=`, `null` when it has; `undefined` until needed. */
+let turnOrigin: string | null | undefined;
+
+/**
+ * Per hyperlinked field: its link's URL text before and after an integer
+ * key for the request of turn `turn` (`null`: reverse runs per row); the
+ * route path around the key in the routes it was asked of; and the last
+ * template made for a request without `?format=`, by the origin and route
+ * path it was made for.
+ */
+export class LinkTemplateSlot {
+  turn = -1;
+  template: readonly [string, string] | null = null;
+  routes: unknown = null;
+  path: readonly [string, string] | null = null;
+  origin: string | null = null;
+  originPath: readonly [string, string] | null = null;
+  originTemplate: readonly [string, string] | null = null;
+}
 
 /**
  * The URL of an integer key at a fixed view name is the same text around the
  * key's digits for every row of a request (when the route writes digits as
  * they are, and no versioning scheme takes part): the route's path around
  * the key is worked out once by the routes (`integerPathTemplate`), made
- * absolute once per request, then each row only puts its digits in. A page
- * of twenty books with two links each reversed forty times before.
+ * absolute once per request (once per origin for requests without
+ * `?format=`), then each row only puts its digits in. A page of twenty books
+ * with two links each reversed forty times before.
  */
-function linkTemplate(options: Required<HyperlinkOptions>, request: ApiRequest): readonly [string, string] | null {
+export function linkTemplate(options: Required<HyperlinkOptions>, slot: LinkTemplateSlot, request: ApiRequest): readonly [string, string] | null {
   if (templatesOf !== request) {
     templatesOf = request;
-    templates.clear();
+    templatesTurn++;
+    turnOrigin = undefined;
   }
-  let template = templates.get(options);
-  if (template !== undefined) return template;
-  template = null;
-  const path = request.versioningScheme ? null : request.app.services.get('routes').integerPathTemplate(options.viewName as string, options.lookupUrlKwarg);
-  if (path !== null) {
-    // As reverse(…, { request }) with a stand-in key: absolute, with the request's `?format=`.
-    const parts = absoluteRouteUrl(path[0] + STAND_IN_KEY + path[1], request).split(String(STAND_IN_KEY));
-    if (parts.length === 2) template = [parts[0]!, parts[1]!];
+  if (slot.turn === templatesTurn) return slot.template;
+  const template = makeLinkTemplate(options, slot, request);
+  slot.turn = templatesTurn;
+  slot.template = template;
+  return template;
+}
+
+function makeLinkTemplate(options: Required<HyperlinkOptions>, slot: LinkTemplateSlot, request: ApiRequest): readonly [string, string] | null {
+  if (request.versioningScheme) return null;
+  const routes = request.app.services.get('routes');
+  if (slot.routes !== routes) {
+    slot.path = routes.integerPathTemplate(options.viewName as string, options.lookupUrlKwarg);
+    slot.routes = routes;
   }
-  templates.set(options, template);
+  const path = slot.path;
+  if (path === null) return null;
+  // Without a `?format=` to carry, the link is the origin, then the path.
+  if (turnOrigin === undefined) {
+    turnOrigin = request.queryString === '' || !request.queryParams.has('format') ? `${request.scheme}://${request.getHost()}` : null;
+  }
+  const origin = turnOrigin;
+  if (origin !== null && origin === slot.origin && path === slot.originPath) return slot.originTemplate;
+  // As reverse(…, { request }) with a stand-in key: absolute, with the request's `?format=`.
+  const url = absoluteRouteUrl(path[0] + STAND_IN_KEY + path[1], request);
+  const at = url.indexOf(STAND_IN_KEY);
+  if (at === -1 || url.indexOf(STAND_IN_KEY, at + STAND_IN_KEY.length) !== -1) return null;
+  const template = [url.slice(0, at), url.slice(at + STAND_IN_KEY.length)] as const;
+  if (origin !== null && template[0] === origin + path[0] && template[1] === path[1]) {
+    slot.origin = origin;
+    slot.originPath = path;
+    slot.originTemplate = template;
+  }
   return template;
 }
 
 /** The URL of `key` at `viewName`, made absolute and versioned by the request, as DRF's `get_url`. */
-function hyperlink(options: Required<HyperlinkOptions>, key: unknown, ctx: FieldContext): string | null {
+function hyperlink(options: Required<HyperlinkOptions>, slot: LinkTemplateSlot, key: unknown, ctx: FieldContext): string | null {
   if (key === null || key === undefined || key === '') return null;
   if (!ctx.request) {
     throw new TypeError(`A hyperlinked field needs the request to build its URL (view "${options.viewName}").`);
   }
   if (typeof options.viewName === 'string' && typeof key === 'number' && Number.isSafeInteger(key) && key >= 0) {
-    const template = linkTemplate(options, ctx.request);
+    const template = linkTemplate(options, slot, ctx.request);
     if (template !== null) return template[0] + key + template[1];
   }
   const name = typeof options.viewName === 'function' ? options.viewName(ctx.request) : options.viewName;
@@ -215,6 +259,8 @@ export class HyperlinkedRelatedField<R> extends RelatedField<R, string> {
     incorrect_type: 'Incorrect type. Expected URL string, received {data_type}.',
   };
   readonly link: Required<HyperlinkOptions>;
+  /** This field's link template (see `linkTemplate`). */
+  readonly linkSlot = new LinkTemplateSlot();
   constructor(options: RelatedOptions<R> & HyperlinkOptions) {
     super(options);
     this.link = {
@@ -258,7 +304,7 @@ export class HyperlinkedRelatedField<R> extends RelatedField<R, string> {
   }
 
   toRepresentation(value: unknown, ctx: FieldContext): string {
-    return hyperlink(this.link, this.keyOf(value, this.link.lookupField), ctx) as string;
+    return hyperlink(this.link, this.linkSlot, this.keyOf(value, this.link.lookupField), ctx) as string;
   }
 
   valueSchema(): JsonSchema {
@@ -273,6 +319,8 @@ export class HyperlinkedRelatedField<R> extends RelatedField<R, string> {
 export class HyperlinkedIdentityField extends Field<never, string> {
   readonly kind = 'field';
   readonly link: Required<HyperlinkOptions>;
+  /** This field's link template (see `linkTemplate`). */
+  readonly linkSlot = new LinkTemplateSlot();
   constructor(options: HyperlinkOptions & Omit<FieldOptions<never>, 'readOnly' | 'writeOnly' | 'default' | 'required'>) {
     super({ ...options, readOnly: true, source: options.source ?? '*' });
     this.link = {
@@ -286,7 +334,7 @@ export class HyperlinkedIdentityField extends Field<never, string> {
   }
   toRepresentation(value: unknown, ctx: FieldContext): string {
     const key = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[this.link.lookupField] : value;
-    return hyperlink(this.link, key, ctx) as string;
+    return hyperlink(this.link, this.linkSlot, key, ctx) as string;
   }
   valueSchema(): JsonSchema {
     return { type: 'string', format: 'uri' };

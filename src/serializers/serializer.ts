@@ -11,6 +11,7 @@ import {
   type JsonSchema,
   type SchemaMode,
 } from './field.js';
+import { compileRepresentation, type CompiledRepresentation, type ReadableField } from './compiled.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyField = Field<any, any, FieldFlags>;
@@ -78,8 +79,10 @@ export class Serializer<S extends Shape> extends Field<InputOf<S>, OutputOf<S>> 
   };
   readonly name: string | undefined;
   /** Fields that are rendered, with the attribute path each reads. */
-  private readonly readable: readonly (readonly [string, AnyField, readonly string[] | null])[];
+  private readonly readable: readonly ReadableField[];
   private readonly writable: readonly (readonly [string, AnyField])[];
+  /** `toRepresentation` compiled for `readable`, on first use; `null` when it cannot be (see `compileRepresentation`). */
+  private compiledRepresentation: CompiledRepresentation | null | undefined = undefined;
 
   constructor(readonly fields: S, options: SerializerOptions = {}) {
     super(options);
@@ -157,10 +160,27 @@ export class Serializer<S extends Shape> extends Field<InputOf<S>, OutputOf<S>> 
    * serializer and the view — never a silent `null`.
    */
   toRepresentation(instance: unknown, ctx: FieldContext): OutputOf<S> {
+    let compiled = this.compiledRepresentation;
+    if (compiled === undefined) {
+      compiled = this.compiledRepresentation = compileRepresentation(this.readable, (i, c, start, done) => this.representationFrom(i, c, start, done));
+    }
+    if (compiled !== null) return compiled(instance, ctx) as OutputOf<S>;
+    return this.representationFrom(instance, ctx, 0, []) as OutputOf<S>;
+  }
+
+  /**
+   * The generic form of `toRepresentation`, from field `start` on, the
+   * fields before it rendered as `done`: each attribute read by its path,
+   * each value converted by its field.
+   */
+  private representationFrom(instance: unknown, ctx: FieldContext, start: number, done: readonly unknown[]): Record<string, unknown> {
     const out: Record<string, unknown> = {};
-    for (const [name, field, path] of this.readable) {
+    const readable = this.readable;
+    for (let i = 0; i < start; i++) out[readable[i]![0]] = done[i];
+    for (let i = start; i < readable.length; i++) {
+      const [name, field, path] = readable[i]!;
       let value: unknown = instance;
-      if (path) for (let i = 0; i < path.length && value !== null && value !== undefined; i++) value = (value as Record<string, unknown>)[path[i]!];
+      if (path) for (let j = 0; j < path.length && value !== null && value !== undefined; j++) value = (value as Record<string, unknown>)[path[j]!];
       if (value === undefined) {
         if (field.hasDefault) {
           const d = field.getDefault();
@@ -175,7 +195,7 @@ export class Serializer<S extends Shape> extends Field<InputOf<S>, OutputOf<S>> 
       }
       out[name] = value === null ? null : field.toRepresentation(value, ctx);
     }
-    return out as OutputOf<S>;
+    return out;
   }
 
   /** DRF's message for a source the instance does not have (a misnamed field, a column the query did not select). */
