@@ -313,38 +313,57 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
   /** The validated data as column values: a related row becomes its key, a field with a `source` writes that column. */
   private columnValues(data: Record<string, unknown>): Record<string, unknown> {
     const out: Record<string, unknown> = {};
-    const fields = this.fields as Shape;
-    for (const [name, value] of Object.entries(data)) {
+    const plans = (this.columnPlans ??= new Map());
+    for (const name in data) {
+      if (!Object.hasOwn(data, name)) continue;
+      const value = data[name];
       if (value === undefined) continue;
-      const source = fields[name]?.source ?? name;
-      const found = modelFieldFor(this.model, source);
-      if (!found) {
+      let plan = plans.get(name);
+      if (plan === undefined) plans.set(name, (plan = this.columnPlan(name)));
+      if (plan === null) {
         throw new TypeError(
           `Got a TypeError when calling ${this.model.objectName}'s create or update: the field \`${name}\` of serializer \`${this.name ?? 'ModelSerializer'}\` ` +
             `is not a field of the model (${this.model.tableName}). Leave it out of the validated data, or make it read-only.`,
         );
       }
-      const [fieldName, mf] = found;
-      if (mf instanceof ManyToManyField) continue; // written to the join table after the row
-      out[mf.columnName(fieldName)] = mf instanceof RelationField ? relatedKey(value, targetOf(this.model, mf).primaryKey) : value;
+      if (plan.toMany) continue; // written to the join table after the row
+      out[plan.column] = plan.relatedKey === null ? value : relatedKey(value, plan.relatedKey);
     }
     return out;
   }
 
+  /** Per name of validated data, what `columnValues` writes (worked out once): `null` when no field of the model takes it. */
+  private columnPlans: Map<string, ColumnPlan | null> | undefined;
+
+  private columnPlan(name: string): ColumnPlan | null {
+    const fields = this.fields as Shape;
+    const source = (Object.hasOwn(fields, name) ? fields[name]!.source : undefined) ?? name;
+    const found = modelFieldFor(this.model, source);
+    if (!found) return null;
+    const [fieldName, mf] = found;
+    return {
+      column: mf.columnName(fieldName),
+      toMany: mf instanceof ManyToManyField,
+      relatedKey: mf instanceof RelationField ? targetOf(this.model, mf).primaryKey : null,
+    };
+  }
+
+  /**
+   * The writable fields whose data `refuseNestedWrites` refuses, in order, each
+   * with whether it is nested (else its source is dotted): those of the
+   * model's relations (worked out once).
+   */
+  private nestedWriteGuards: readonly (readonly [name: string, nested: boolean])[] | undefined;
+
   /** DRF's `raise_errors_on_nested_writes`: writable nested data is a programming error, not a client's. */
   private refuseNestedWrites(method: 'create' | 'update', data: Record<string, unknown>): void {
-    for (const [name, field] of Object.entries(this.fields as Shape)) {
-      if (field.readOnly || !Object.hasOwn(data, name)) continue;
-      const nested = field instanceof Serializer || (field instanceof ListField && field.child instanceof Serializer);
+    const guards = (this.nestedWriteGuards ??= this.nestedWriteFields());
+    for (const [name, nested] of guards) {
+      if (!Object.hasOwn(data, name)) continue;
       const value = data[name];
-      const source = field.source ?? name;
-      const dotted = source.includes('.');
-      // As DRF: only data for one of the model's relations (a dict or a list) is refused.
-      const target = modelFieldFor(this.model, source.split('.')[0]!)?.[1];
-      const relation = target instanceof RelationField || target instanceof ManyToManyField;
       // Validated data is keyed by field name: a dotted source's value is the leaf, not the dict DRF would hold.
       const objectGiven = value !== null && typeof value === 'object' && !(value instanceof Date);
-      if (relation && ((nested && objectGiven) || (!nested && dotted))) {
+      if (!nested || objectGiven) {
         const kind = nested ? 'nested' : 'dotted-source';
         throw new Error(
           `The \`.${method}()\` method does not support writable ${kind} fields by default.\n` +
@@ -353,6 +372,31 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
       }
     }
   }
+
+  private nestedWriteFields(): (readonly [string, boolean])[] {
+    const guards: (readonly [string, boolean])[] = [];
+    for (const [name, field] of Object.entries(this.fields as Shape)) {
+      if (field.readOnly) continue;
+      const nested = field instanceof Serializer || (field instanceof ListField && field.child instanceof Serializer);
+      const source = field.source ?? name;
+      const dotted = source.includes('.');
+      // As DRF: only data for one of the model's relations (a dict or a list) is refused.
+      const target = modelFieldFor(this.model, source.split('.')[0]!)?.[1];
+      const relation = target instanceof RelationField || target instanceof ManyToManyField;
+      if (relation && (nested || dotted)) guards.push([name, nested]);
+    }
+    return guards;
+  }
+}
+
+/** What `columnValues` does with one name of validated data. */
+interface ColumnPlan {
+  /** The column written. */
+  readonly column: string;
+  /** A many-to-many field: written to its join table after the row, not as a column. */
+  readonly toMany: boolean;
+  /** For a relation, the target's key attribute (a related row is written as its key); `null` otherwise. */
+  readonly relatedKey: string | null;
 }
 
 /**
