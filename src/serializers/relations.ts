@@ -238,6 +238,32 @@ function hyperlink(options: Required<HyperlinkOptions>, slot: LinkTemplateSlot, 
 }
 
 /**
+ * `http://host[:port]/path[?query][#fragment]` where the host is a dotted
+ * IPv4 address or names whose last label starts with a letter (no `xn--`
+ * label), and the path has only characters the URL parser keeps as they are
+ * and no `.` or `..` segment: the path `new URL(value).pathname` gives,
+ * read without parsing the URL (about 3 µs). `null` for any other form,
+ * which the URL parser reads.
+ */
+export function plainUrlPath(value: string): string | null {
+  const m = PLAIN_URL.exec(value);
+  if (m === null) return null;
+  const [, host, port, path] = m;
+  if (port !== undefined && Number(port) > 65_535) return null;
+  if (!IPV4.test(host!) && !(NAMES.test(host!) && LAST_LABEL_LETTER.test(host!))) return null;
+  if (path === undefined) return '/';
+  return DOT_SEGMENT.test(path) ? null : path;
+}
+
+const PLAIN_URL = /^https?:\/\/([A-Za-z0-9.-]+)(?::([0-9]{1,5}))?(\/[A-Za-z0-9\-._~!$&'()*+,;=:@/]*)?(?:[?#][^]*)?$/;
+const IPV4_PART = '(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])';
+const IPV4 = new RegExp(`^${IPV4_PART}(?:\\.${IPV4_PART}){3}$`);
+/** Labels of letters, digits and hyphens, none empty, none `xn--`, the last starting with a letter. */
+const NAMES = /^(?!xn--)[A-Za-z0-9-]+(?:\.(?!xn--)[A-Za-z0-9-]+)*$/i;
+const LAST_LABEL_LETTER = /(?:^|\.)[A-Za-z][A-Za-z0-9-]*$/;
+const DOT_SEGMENT = /\/\.\.?(?:\/|$)/;
+
+/**
  * DRF's `HyperlinkedRelatedField`: renders the related object's detail URL
  * (absolute, carrying the request's version) and **accepts that URL back**:
  *
@@ -276,10 +302,14 @@ export class HyperlinkedRelatedField<R> extends RelatedField<R, string> {
     if (!request) throw new TypeError('A hyperlinked field needs the request to read a URL.');
     let path = value;
     if (/^https?:/i.test(value)) {
-      try {
-        path = new URL(value).pathname;
-      } catch {
-        this.fail('no_match');
+      const plain = plainUrlPath(value);
+      if (plain !== null) path = plain;
+      else {
+        try {
+          path = new URL(value).pathname;
+        } catch {
+          this.fail('no_match');
+        }
       }
     } else {
       path = value.split(/[?#]/)[0]!;

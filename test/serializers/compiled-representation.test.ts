@@ -9,7 +9,8 @@
  * or serializers whose `toRepresentation` is overridden. Link templates made
  * once per request (or per origin) are checked against `reverse` itself,
  * and the datetime fast path against the regular-expression form it replaced
- * and against the parsing path.
+ * and against the parsing path; the path of a hyperlink read back without
+ * the URL parser against the parser's.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -41,6 +42,7 @@ import {
   type FieldContext,
 } from '../../src/index.js';
 import { DateTimeField, canonicalUtc } from '../../src/serializers/fields.js';
+import { plainUrlPath } from '../../src/serializers/relations.js';
 
 // ------------------------------------------------------------------ declarations
 
@@ -407,5 +409,57 @@ describe('datetime representation of canonical UTC text', () => {
       }),
       { numRuns: 20_000 },
     );
+  });
+});
+
+// ------------------------------------------------------------------ hyperlinks in
+
+const hostPart = fc.oneof(
+  fc.constantFrom('localhost', '127.0.0.1', 'api.example.com', 'EXAMPLE.org', 'xn--abc.com', 'a.xn--zz', '256.1.1.1', '01.2.3.4', '1.2.3', '123', 'a.123', 'a..b', '-a.b-', 'a.0x1f', 'a_b.c', 'ex%41mple.com', '[::1]', 'ü.de'),
+  fc.stringMatching(/^[a-z0-9.-]{1,12}$/),
+);
+const portPart = fc.constantFrom('', ':80', ':8000', ':65535', ':65536', ':99999', ':', ':0', ':08');
+const pathPart = fc.oneof(
+  fc.constantFrom('', '/', '/api/authors/7/', '/a/./b', '/a/../b', '/.', '/..', '/a/.', '/a/..b', '/a/.b/', '/%2e/', '/a b', '/a\\b', '/a\tb', '/é', '/a|b', '/[x]', '//x', '/a?b', '/a#b'),
+  fc.stringMatching(/^\/[a-z0-9./%~@:!$&'()*+,;=\\ _-]{0,12}$/),
+);
+const queryPart = fc.constantFrom('', '?format=json', '#top', '?a=1#b', '? x\n', '?%zz', '?\u2028');
+
+/** Any mix of the parts above. */
+const anyUrl = fc
+  .tuple(fc.constantFrom('http://', 'https://', 'HTTP://', 'http:/', 'http:'), hostPart, portPart, pathPart, queryPart)
+  .map((parts) => parts.join(''));
+/** URLs of the plain form's alphabet, most of them of the plain form. */
+const plausibleUrl = fc
+  .tuple(
+    fc.constantFrom('http://', 'https://'),
+    fc.oneof(
+      fc.stringMatching(/^[a-zA-Z0-9][a-zA-Z0-9-]{0,5}(\.[a-zA-Z0-9-]{1,6}){0,2}$/),
+      fc.tuple(fc.nat(300), fc.nat(300), fc.nat(300), fc.nat(300)).map((n) => n.join('.')),
+    ),
+    portPart,
+    fc.stringMatching(/^(\/[a-zA-Z0-9._~!$&'()*+,;=:@-]{0,6}){0,4}\/?$/),
+    queryPart,
+  )
+  .map((parts) => parts.join(''));
+
+describe('the path of a hyperlink read back', () => {
+  it('is the URL parser’s pathname wherever the plain form applies', () => {
+    let plainOnes = 0;
+    fc.assert(
+      fc.property(fc.oneof(anyUrl, plausibleUrl), (value) => {
+        const plain = plainUrlPath(value);
+        if (plain === null) return;
+        plainOnes++;
+        expect(() => new URL(value), value).not.toThrow();
+        expect(plain, value).toBe(new URL(value).pathname);
+      }),
+      { numRuns: 20_000 },
+    );
+    // The plain form is the common one: a good share of the generated URLs took it.
+    expect(plainOnes).toBeGreaterThan(2_000);
+    expect(plainUrlPath('http://127.0.0.1/api/authors/7/')).toBe('/api/authors/7/');
+    expect(plainUrlPath('https://api.example.com:8443/api/authors/7/?format=json')).toBe('/api/authors/7/');
+    expect(plainUrlPath('http://localhost')).toBe('/');
   });
 });
