@@ -48,14 +48,14 @@ function decodeName(raw: string): string {
  */
 export class RequestLogController extends LogController {
   override incomingRequest(request: FastifyRequest, _reply: FastifyReply): void {
-    if (this.isLogDisabled(request)) return;
+    if (this.isLogDisabled(request) || !infoEnabled(request.log)) return;
     // Shaped as the request, so the `req` serializer (Fastify's or the app's) reads the redacted URL.
     const req = { method: request.method, url: redactUrl(request.url), headers: request.headers, host: request.host, ip: request.ip, socket: request.socket };
     request.log.info({ req }, 'incoming request');
   }
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    if (this.isLogDisabled(request)) return;
+    if (this.isLogDisabled(request) || (!error && !infoEnabled(reply.log))) return;
     const fields: Record<string, unknown> = {
       method: request.method,
       url: redactUrl(request.url),
@@ -67,6 +67,16 @@ export class RequestLogController extends LogController {
     if (error) reply.log.error({ ...fields, err: error }, 'request errored');
     else reply.log.info(fields, 'request completed');
   }
+}
+
+/**
+ * Whether an `info` line would be written: at LOG_LEVEL=warn the fields of
+ * the request lines (the redacted URL, the client address, the time) are
+ * not even gathered. A logger that cannot say is asked to log.
+ */
+function infoEnabled(log: FastifyRequest['log']): boolean {
+  const isLevelEnabled = (log as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled;
+  return typeof isLevelEnabled !== 'function' || isLevelEnabled.call(log, 'info');
 }
 
 function authenticatedUserId(request: FastifyRequest): string | number | null | undefined {

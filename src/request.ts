@@ -26,6 +26,10 @@ const QueryDict = function QueryDict(this: object) {} as unknown as new () => ob
 QueryDict.prototype = Object.create(null) as object;
 const NO_QUERY: Readonly<Record<string, string>> = Object.freeze(Object.create(null) as Record<string, string>);
 
+function isPromiseLike<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
+}
+
 /** Errors that mean a bug in a scheme, not bad credentials. */
 function isProgrammingError(err: unknown): boolean {
   return err instanceof TypeError || err instanceof ReferenceError || err instanceof RangeError || err instanceof SyntaxError;
@@ -223,30 +227,59 @@ export class ApiRequest<Params extends object = PathParams, Data = unknown, Auth
       this.notAuthenticated();
       return;
     }
-    return this.authenticateWithSchemes();
+    return this.authenticateFrom(0);
   }
 
-  private async authenticateWithSchemes(): Promise<void> {
-    for (const scheme of this.authenticators) {
-      let result: [User, unknown] | null;
+  /**
+   * The schemes from `start` on. A scheme that answers without a promise
+   * (not attempted: no header of its kind) is passed without waiting for
+   * the event loop; the first promise makes the rest asynchronous.
+   */
+  private authenticateFrom(start: number): void | Promise<void> {
+    const schemes = this.authenticators;
+    for (let i = start; i < schemes.length; i++) {
+      const scheme = schemes[i]!;
+      let result: Promise<[User, unknown] | null> | [User, unknown] | null;
       try {
-        result = await scheme.authenticate(this as ApiRequest);
+        result = scheme.authenticate(this as ApiRequest);
       } catch (err) {
-        if (err instanceof ApiError) {
-          this.notAuthenticated();
-          throw err;
-        }
-        if (isProgrammingError(err)) throw new WrappedAttributeError(err);
-        throw err;
+        return this.schemeFailed(err);
       }
-      if (result !== null && result !== undefined) {
-        this.successfulAuthenticator = scheme;
-        this._user = result[0];
-        this._auth = result[1];
-        return;
-      }
+      if (isPromiseLike(result)) return this.awaitScheme(i, result);
+      if (result !== null && result !== undefined) return this.authenticated(scheme, result);
     }
     this.notAuthenticated();
+  }
+
+  private async awaitScheme(index: number, pending: Promise<[User, unknown] | null>): Promise<void> {
+    let result: [User, unknown] | null;
+    try {
+      result = await pending;
+    } catch (err) {
+      return this.schemeFailed(err);
+    }
+    if (result !== null && result !== undefined) return this.authenticated(this.authenticators[index]!, result);
+    const rest = this.authenticateFrom(index + 1);
+    if (rest !== undefined) await rest;
+  }
+
+  private authenticated(scheme: Authentication, result: [User, unknown]): void {
+    this.successfulAuthenticator = scheme;
+    this._user = result[0];
+    this._auth = result[1];
+  }
+
+  /**
+   * A scheme threw: an `ApiError` ends authentication (it propagates); a
+   * programming error is re-thrown as `WrappedAttributeError`.
+   */
+  private schemeFailed(err: unknown): never {
+    if (err instanceof ApiError) {
+      this.notAuthenticated();
+      throw err;
+    }
+    if (isProgrammingError(err)) throw new WrappedAttributeError(err);
+    throw err;
   }
 
   private notAuthenticated(): void {

@@ -21,17 +21,21 @@ export class Response<T = unknown> {
 
   /** Sets a header, replacing any value with the same name (case-insensitive). */
   setHeader(name: string, value: string): this {
-    for (const key of Object.keys(this.headers)) {
-      if (key.toLowerCase() === name.toLowerCase() && key !== name) delete this.headers[key];
+    const headers = this.headers;
+    const lower = name.toLowerCase();
+    for (const key in headers) {
+      if (key !== name && key.toLowerCase() === lower) delete headers[key];
     }
-    this.headers[name] = value;
+    headers[name] = value;
     return this;
   }
 
   getHeader(name: string): string | undefined {
+    const headers = this.headers;
     const lower = name.toLowerCase();
-    for (const key of Object.keys(this.headers)) {
-      if (key.toLowerCase() === lower) return this.headers[key];
+    for (const key in headers) {
+      // The first name that matches ignoring case, as Object.keys order gives it.
+      if (key === name || key.toLowerCase() === lower) return headers[key];
     }
     return undefined;
   }
@@ -40,6 +44,14 @@ export class Response<T = unknown> {
 /** Adds names to a response's `Vary` header without duplicates (Django's patch_vary_headers). */
 export function patchVary(res: Response, names: readonly string[]): void {
   const current = res.getHeader('Vary');
+  if (current === undefined || current === '') {
+    // Nothing to merge with: the names themselves, without repeats (the common case, one name).
+    if (names.length === 0) return;
+    if (names.length === 1) {
+      res.setHeader('Vary', names[0]!);
+      return;
+    }
+  }
   const list = current ? current.split(',').map((s) => s.trim()).filter(Boolean) : [];
   const seen = new Set(list.map((s) => s.toLowerCase()));
   for (const n of names) {

@@ -40,14 +40,24 @@ export class BasicAuthentication implements Authentication {
 
   constructor(protected readonly app: AppContext) {}
 
-  async authenticate(req: ApiRequest): Promise<[User, null] | null> {
-    const credentials = authorizationCredentials(req, this.keyword, this);
+  /**
+   * `null` at once when the request carries no Basic credentials (the next
+   * scheme runs without waiting); otherwise a promise, rejected with
+   * `AuthenticationFailed` for a malformed header or wrong credentials.
+   */
+  authenticate(req: ApiRequest): Promise<[User, null] | null> | null {
+    let credentials: string | null;
+    try {
+      credentials = authorizationCredentials(req, this.keyword, this);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     if (credentials === null) return null;
 
     const decoded = pythonB64decode(credentials);
     const text = decoded === null ? null : decodeUtf8OrLatin1(decoded);
     const colon = text === null ? -1 : text.indexOf(':');
-    if (text === null || colon === -1) throw new AuthenticationFailed(this.badEncodingMessage);
+    if (text === null || colon === -1) return Promise.reject(new AuthenticationFailed(this.badEncodingMessage));
     return this.authenticateCredentials(text.slice(0, colon), text.slice(colon + 1), req);
   }
 

@@ -8,6 +8,12 @@ import { AuthenticationFailed } from '../exceptions.js';
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
+/** ASCII bytes read the same in latin-1 and UTF-8: such a key needs no decoding. */
+function isAscii(value: string): boolean {
+  for (let i = 0; i < value.length; i++) if (value.charCodeAt(i) > 0x7f) return false;
+  return true;
+}
+
 /**
  * Token authentication, as DRF's `TokenAuthentication`:
  *
@@ -35,15 +41,27 @@ export class TokenAuthentication implements Authentication {
 
   constructor(protected readonly app: AppContext) {}
 
-  async authenticate(req: ApiRequest): Promise<[User, Token] | null> {
-    const credentials = authorizationCredentials(req, this.keyword, this);
-    if (credentials === null) return null;
-    let key: string;
+  /**
+   * `null` at once when the request carries no credentials for this keyword
+   * (the next scheme runs without waiting); otherwise a promise, rejected
+   * with `AuthenticationFailed` for a bad header or key.
+   */
+  authenticate(req: ApiRequest): Promise<[User, Token] | null> | null {
+    let credentials: string | null;
     try {
-      // Node hands header bytes over as latin-1; the key must be UTF-8, as in DRF.
-      key = UTF8.decode(Buffer.from(credentials, 'latin1'));
-    } catch {
-      throw new AuthenticationFailed(this.invalidCharactersMessage);
+      credentials = authorizationCredentials(req, this.keyword, this);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    if (credentials === null) return null;
+    let key = credentials;
+    if (!isAscii(credentials)) {
+      try {
+        // Node hands header bytes over as latin-1; the key must be UTF-8, as in DRF.
+        key = UTF8.decode(Buffer.from(credentials, 'latin1'));
+      } catch {
+        return Promise.reject(new AuthenticationFailed(this.invalidCharactersMessage));
+      }
     }
     return this.authenticateCredentials(key, req);
   }

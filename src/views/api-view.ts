@@ -55,6 +55,8 @@ export interface ViewPolicies {
   readonly handlers: ReadonlyMap<string, Handler>;
   /** Negotiation results by Accept header, for requests without `?format=` (bounded). */
   readonly negotiated: Map<string, [Renderer, MediaType]>;
+  /** `Vary` of a response that set none, by the request's own names (`varyOn`): computed once each (bounded). */
+  readonly varyWith: Map<string, string | null>;
 }
 
 /**
@@ -143,6 +145,7 @@ export class APIView {
       vary,
       varyHeader: vary.join(', '),
       negotiated: new Map(),
+      varyWith: new Map(),
       handlers: new Map(
         HTTP_METHOD_NAMES.flatMap((m) => {
           const handler = this.handlerFor(m);
@@ -412,12 +415,29 @@ export class APIView {
   finalizeResponse(req: ApiRequest, res: Response): Response {
     if (!req.acceptedRenderer) this.performContentNegotiation(req, true);
     const p = this.policies;
-    if (p.vary.length > 0) {
-      // The view's names are distinct already: with no Vary yet they are the whole value.
-      if (res.getHeader('Vary') === undefined) res.headers['Vary'] = p.varyHeader;
-      else patchVary(res, p.vary);
+    const set = res.getHeader('Vary') !== undefined;
+    if (!set && req.vary !== null) {
+      // No Vary from the handler: the view's names then the request's (a session read adds
+      // `Cookie`), merged once per combination as the two patchVary calls below would.
+      const names = req.vary;
+      const key = names.length === 1 ? `=${names[0]!}` : JSON.stringify(names);
+      let value = p.varyWith.get(key);
+      if (value === undefined) {
+        const merged = new Response(null, p.vary.length > 0 ? { headers: { Vary: p.varyHeader } } : {});
+        patchVary(merged, names);
+        value = merged.getHeader('Vary') ?? null;
+        if (p.varyWith.size >= 100) p.varyWith.clear();
+        p.varyWith.set(key, value);
+      }
+      if (value !== null) res.headers['Vary'] = value;
+    } else {
+      if (p.vary.length > 0) {
+        // The view's names are distinct already: with no Vary yet they are the whole value.
+        if (!set) res.headers['Vary'] = p.varyHeader;
+        else patchVary(res, p.vary);
+      }
+      if (req.vary !== null) patchVary(res, req.vary);
     }
-    if (req.vary !== null) patchVary(res, req.vary);
     res.headers['Allow'] = p.allowHeader;
     const extra = req.versioningScheme?.responseHeaders?.(req);
     if (extra) mergeHeaders(res, extra);

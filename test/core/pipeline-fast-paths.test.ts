@@ -1,0 +1,247 @@
+import { Writable } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  APIView,
+  AllowAny,
+  AuthenticationFailed,
+  IsAuthenticated,
+  JSONRenderer,
+  Response,
+  createApp,
+  path,
+  type ApiRequest,
+  type Authentication,
+  type TrestleApp,
+  type User,
+} from '../../src/index.js';
+import { authorizationCredentials } from '../../src/authentication/authorization-header.js';
+import { patchVary } from '../../src/response.js';
+
+const MESSAGES = { noCredentialsMessage: 'none', spacesMessage: 'spaces' };
+
+/** DRF's `get_authorization_header(request).split()` then the keyword check, written the slow way. */
+function reference(header: string | undefined, keyword: string): string | null | 'none' | 'spaces' {
+  if (header === undefined) return null;
+  const auth = header.split(/[ \t\n\r\x0b\x0c]+/).filter((p) => p !== '');
+  if (auth.length === 0 || auth[0]!.toLowerCase() !== keyword.toLowerCase()) return null;
+  if (auth.length === 1) return 'none';
+  if (auth.length > 2) return 'spaces';
+  return auth[1]!;
+}
+
+function credentials(header: string | undefined, keyword: string): string | null | 'none' | 'spaces' {
+  const req = { headers: header === undefined ? {} : { authorization: header } } as unknown as ApiRequest;
+  try {
+    return authorizationCredentials(req, keyword, MESSAGES);
+  } catch (err) {
+    return (err as AuthenticationFailed).message as 'none' | 'spaces';
+  }
+}
+
+describe('the Authorization header is split as Python splits bytes', () => {
+  const headers = [
+    undefined,
+    '',
+    ' ',
+    'Token',
+    'Token ',
+    ' Token',
+    'Token abc',
+    'token abc',
+    'TOKEN abc',
+    'Token  abc',
+    ' Token abc',
+    'Token abc ',
+    'Token\tabc',
+    'Token \tabc',
+    'Token abc\tdef',
+    'Token abc def',
+    'Token abc\x0bdef',
+    'Token abc\x0cdef',
+    'Token abc\rdef',
+    'Token\nabc',
+    'Token abc\xa0def', // not whitespace to bytes.split()
+    'Token \xa0',
+    'Tokenabc',
+    'Bearer abc',
+    'Basic YWxpY2U6czNjcmV0',
+    'Token 9944b09199c62bcf9418ad846dd0e4bbdfc6ee4b',
+  ];
+  for (const header of headers) {
+    it(`${JSON.stringify(header)}`, () => {
+      for (const keyword of ['Token', 'Basic', 'Bearer']) expect(credentials(header, keyword)).toEqual(reference(header, keyword));
+    });
+  }
+});
+
+describe('patchVary', () => {
+  const cases: [Record<string, string>, string[]][] = [
+    [{}, []],
+    [{}, ['Cookie']],
+    [{}, ['']],
+    [{}, ['Cookie', 'cookie', 'Accept']],
+    [{ Vary: '' }, ['Cookie']],
+    [{ Vary: 'Accept' }, ['Cookie']],
+    [{ vary: 'Accept' }, ['accept']],
+    [{ VARY: 'Accept, Cookie' }, ['Origin', 'cookie']],
+  ];
+  for (const [headers, names] of cases) {
+    it(`${JSON.stringify(headers)} + ${JSON.stringify(names)}`, () => {
+      const res = new Response(null, { headers });
+      patchVary(res, names);
+      // Django's patch_vary_headers, written out.
+      const current = Object.entries(headers).find(([k]) => k.toLowerCase() === 'vary')?.[1];
+      const list = current ? current.split(',').map((s) => s.trim()).filter(Boolean) : [];
+      for (const n of names) if (!list.some((v) => v.toLowerCase() === n.toLowerCase())) list.push(n);
+      const expected = list.length > 0 ? list.join(', ') : current;
+      expect(res.getHeader('vary')).toBe(expected);
+      expect(Object.keys(res.headers).filter((k) => k.toLowerCase() === 'vary').length).toBe(expected === undefined ? 0 : 1);
+    });
+  }
+});
+
+/** `X-Vary: a,b` makes the request vary on those headers; `X-Set-Vary` is a Vary the handler sets itself. */
+class Varying extends APIView {
+  override authenticationClasses = [];
+  override permissionClasses = [AllowAny];
+  get(req: ApiRequest) {
+    const names = req.headers['x-vary'];
+    if (typeof names === 'string') for (const n of names.split(',')) req.varyOn(n);
+    const own = req.headers['x-set-vary'];
+    return typeof own === 'string' ? new Response({ ok: true }, { headers: { Vary: own } }) : { ok: true };
+  }
+}
+
+class JsonOnlyVarying extends Varying {
+  override rendererClasses = [JSONRenderer];
+}
+
+let app: TrestleApp | null = null;
+afterEach(async () => {
+  await app?.close();
+  app = null;
+});
+
+describe('Vary of a response that set none, merged once per combination of names', () => {
+  it('gives what the view names and the request names give, on every request, whichever came first', async () => {
+    app = await createApp({ logger: false, routes: [path('v/', Varying), path('j/', JsonOnlyVarying)] });
+    const vary = async (url: string, headers: Record<string, string>) => {
+      const res = await app!.inject({ url, headers: { accept: 'application/json', ...headers } });
+      expect(res.statusCode).toBe(200);
+      return res.headers['vary'];
+    };
+    for (let round = 0; round < 2; round++) {
+      expect(await vary('/v/', {})).toBe('Accept');
+      expect(await vary('/v/', { 'x-vary': 'Cookie' })).toBe('Accept, Cookie');
+      expect(await vary('/v/', { 'x-vary': 'accept' })).toBe('Accept');
+      expect(await vary('/v/', { 'x-vary': 'Cookie,Origin,cookie' })).toBe('Accept, Cookie, Origin');
+      expect(await vary('/v/', { 'x-vary': 'Cookie', 'x-set-vary': 'Origin' })).toBe('Origin, Accept, Cookie');
+      expect(await vary('/j/', {})).toBeUndefined();
+      expect(await vary('/j/', { 'x-vary': 'Cookie' })).toBe('Cookie');
+      expect(await vary('/j/', { 'x-vary': 'Cookie,Origin' })).toBe('Cookie, Origin');
+      expect(await vary('/j/', { 'x-vary': 'Cookie', 'x-set-vary': 'Accept' })).toBe('Accept, Cookie');
+    }
+  });
+});
+
+const alice: User = {
+  pk: 1,
+  username: 'alice',
+  email: '',
+  isActive: true,
+  isStaff: false,
+  isSuperuser: false,
+  isAuthenticated: true,
+  isAnonymous: false,
+};
+
+/** Answers at once (no promise): `X-Sync: alice` authenticates, `X-Sync: bad` fails, `X-Sync: bug` is a bug. */
+class SyncScheme implements Authentication {
+  authenticate(req: ApiRequest): [User, unknown] | null {
+    const v = req.headers['x-sync'];
+    if (v === undefined) return null;
+    if (v === 'bad') throw new AuthenticationFailed('Bad sync credentials.');
+    if (v === 'bug') throw new TypeError('a bug');
+    return [alice, 'sync'];
+  }
+  authenticateHeader(): string {
+    return 'Sync';
+  }
+}
+
+/** Answers with a promise: `X-Async: alice` authenticates, `X-Async: bad` fails. */
+class AsyncScheme implements Authentication {
+  async authenticate(req: ApiRequest): Promise<[User, unknown] | null> {
+    const v = req.headers['x-async'];
+    if (v === undefined) return null;
+    if (v === 'bad') throw new AuthenticationFailed('Bad async credentials.');
+    return [{ ...alice, pk: 2, username: 'bob' }, 'async'];
+  }
+}
+
+class Who extends APIView {
+  override authenticationClasses = [SyncScheme, AsyncScheme, SyncScheme];
+  override permissionClasses = [IsAuthenticated];
+  get(req: ApiRequest) {
+    return { user: req.user.username, auth: req.auth, scheme: req.successfulAuthenticator?.constructor.name };
+  }
+}
+
+describe('schemes that answer without a promise are passed without waiting', () => {
+  it('keeps the order, the first success, the errors and 401 with the first scheme’s header', async () => {
+    class Later extends Who {
+      override authenticationClasses = [AsyncScheme, SyncScheme];
+    }
+    app = await createApp({ logger: false, routes: [path('who/', Who), path('later/', Later)] });
+    const get = (headers: Record<string, string>) => app!.inject({ url: '/who/', headers: { accept: 'application/json', ...headers } });
+    let res = await get({ 'x-sync': 'alice', 'x-async': 'alice' });
+    expect([res.statusCode, res.json()]).toEqual([200, { user: 'alice', auth: 'sync', scheme: 'SyncScheme' }]);
+    res = await get({ 'x-async': 'alice' });
+    expect([res.statusCode, res.json()]).toEqual([200, { user: 'bob', auth: 'async', scheme: 'AsyncScheme' }]);
+    res = await get({ 'x-async': 'bad' });
+    expect([res.statusCode, res.json(), res.headers['www-authenticate']]).toEqual([401, { detail: 'Bad async credentials.' }, 'Sync']);
+    res = await get({ 'x-sync': 'bad' });
+    expect([res.statusCode, res.json(), res.headers['www-authenticate']]).toEqual([401, { detail: 'Bad sync credentials.' }, 'Sync']);
+    res = await get({});
+    expect([res.statusCode, res.json(), res.headers['www-authenticate']]).toEqual([
+      401,
+      { detail: 'Authentication credentials were not provided.' },
+      'Sync',
+    ]);
+    res = await get({ 'x-sync': 'bug' });
+    expect(res.statusCode).toBe(500);
+    // A synchronous scheme after an asynchronous one that was not attempted.
+    res = await app.inject({ url: '/later/', headers: { accept: 'application/json', 'x-sync': 'alice' } });
+    expect([res.statusCode, res.json()]).toEqual([200, { user: 'alice', auth: 'sync', scheme: 'SyncScheme' }]);
+    res = await app.inject({ url: '/later/', headers: { accept: 'application/json', 'x-sync': 'bad', 'x-async': 'bad' } });
+    // The first scheme has no WWW-Authenticate: 403, as DRF.
+    expect([res.statusCode, res.json()]).toEqual([403, { detail: 'Bad async credentials.' }]);
+  });
+});
+
+describe('request log lines at LOG_LEVEL=warn', () => {
+  it('writes no info line, and still the error line of a failing request', async () => {
+    let text = '';
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        text += chunk.toString();
+        done();
+      },
+    });
+    class Boom extends APIView {
+      override authenticationClasses = [];
+      override permissionClasses = [AllowAny];
+      get() {
+        throw new Error('boom');
+      }
+    }
+    app = await createApp({ logger: { level: 'warn', stream }, routes: [path('who/', Who), path('boom/', Boom)] });
+    const ok = await app.inject({ url: '/who/', headers: { accept: 'application/json', 'x-sync': 'alice' } });
+    expect(ok.statusCode).toBe(200);
+    expect(text).toBe('');
+    const boom = await app.inject({ url: '/boom/', headers: { accept: 'application/json' } });
+    expect(boom.statusCode).toBe(500);
+    const lines = text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.map((l) => [l['level'], l['msg'], l['reqId']])).toEqual([[50, 'unhandled error in view', boom.headers['x-request-id']]]);
+  });
+});
