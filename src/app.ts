@@ -16,7 +16,7 @@ import { MultipartBody, readMultipart, type MultipartLimits } from './parsers/mu
 import { RouteRegistry, convertParams, type CompiledRoute } from './routing/registry.js';
 import type { RouteEntry } from './routing/routes.js';
 import { prefersHtml, sendNotFoundPage } from './pages/not-found-page.js';
-import type { APIView, ViewTarget } from './views/api-view.js';
+import { APIView, type ViewTarget } from './views/api-view.js';
 import type { Database } from './db/database.js';
 import type { UserStore } from './users/store.js';
 import { registerDataServices } from './db/services.js';
@@ -311,14 +311,20 @@ function instantiate(target: ViewTarget, app: AppContext): APIView {
   return copy;
 }
 
-async function handle(
+/**
+ * The route handler. A request the view answers synchronously is sent
+ * before this returns (and nothing is returned, so Fastify waits for no
+ * promise); otherwise the returned promise settles once it is sent.
+ */
+function handle(
   request: FastifyRequest,
   reply: FastifyReply,
   candidates: { route: CompiledRoute; view: APIView }[],
   env: RequestEnvironment,
-): Promise<FastifyReply> {
+): Promise<void> | undefined {
   const refused = begin(request, reply);
-  if (refused !== null) return refused;
+  if (refused !== null) return undefined;
+  let pending: Promise<void> | undefined;
   try {
     const raw = request.params as Record<string, string | undefined>;
     for (const { route, view } of candidates) {
@@ -330,27 +336,69 @@ async function handle(
       try {
         req.getHost();
       } catch (err) {
-        return sendError(reply, err as ApiError);
+        sendError(reply, err as ApiError);
+        return undefined;
       }
-      let res: Response;
+      let res: Response | Promise<Response>;
       try {
-        res = await view.dispatch(req);
+        // `run` is `dispatch` without a promise when none is needed; an overridden `dispatch` is called as such.
+        res = view.dispatch === BASE_DISPATCH ? view.run(req) : view.dispatch(req);
       } catch (err) {
-        if (isOutageError(err)) {
-          const e = serviceUnavailable(env.app, err);
-          res = new Response(e.toBody(), { status: e.statusCode, headers: e.headers });
-        } else {
-          request.log.error({ err }, 'unhandled error in view');
-          res = new Response(SERVER_ERROR_BODY, { status: 500 });
-        }
-        view.finalizeResponse(req, res);
+        res = viewFailed(request, env, view, req, err);
       }
-      return sendResponse(reply, req, view, res);
+      if (isThenable(res)) {
+        pending = sendWhenDone(request, reply, env, view, req, res);
+        return pending;
+      }
+      sendResponse(reply, req, view, res);
+      return undefined;
     }
-    return unknownRoute(request, reply, env);
+    unknownRoute(request, reply, env);
+    return undefined;
+  } finally {
+    if (pending === undefined) dropUploads(request);
+  }
+}
+
+const BASE_DISPATCH = APIView.prototype.dispatch;
+
+function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
+
+async function sendWhenDone(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  env: RequestEnvironment,
+  view: APIView,
+  req: ApiRequest,
+  pending: Promise<Response>,
+): Promise<void> {
+  try {
+    let res: Response;
+    try {
+      res = await pending;
+    } catch (err) {
+      res = viewFailed(request, env, view, req, err);
+    }
+    sendResponse(reply, req, view, res);
   } finally {
     dropUploads(request);
   }
+}
+
+/** A view that threw past its exception handler: 503 for an outage, else a logged 500. */
+function viewFailed(request: FastifyRequest, env: RequestEnvironment, view: APIView, req: ApiRequest, err: unknown): Response {
+  let res: Response;
+  if (isOutageError(err)) {
+    const e = serviceUnavailable(env.app, err);
+    res = new Response(e.toBody(), { status: e.statusCode, headers: e.headers });
+  } else {
+    request.log.error({ err }, 'unhandled error in view');
+    res = new Response(SERVER_ERROR_BODY, { status: 500 });
+  }
+  view.finalizeResponse(req, res);
+  return res;
 }
 
 /** Fastify's not-found handler: no route has this path. */

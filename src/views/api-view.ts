@@ -187,22 +187,55 @@ export class APIView {
 
   /** Runs the whole pipeline for one request and returns the response to render. */
   async dispatch(req: ApiRequest): Promise<Response> {
+    return this.run(req);
+  }
+
+  /**
+   * `dispatch` without a promise where none is needed: the response itself
+   * when every step answered synchronously (a handler without I/O, schemes
+   * that were not attempted), else a promise of it. The app calls this
+   * unless a subclass overrides `dispatch`.
+   */
+  run(req: ApiRequest): Response | Promise<Response> {
     const p = this.policies;
     req.authenticators = p.authenticators;
     req.parsers = p.parsers;
-    let response: Response;
+    let initial: void | Promise<void>;
     try {
-      const initial = this.initial(req);
-      if (isPromise(initial)) await initial;
-      const handler = p.handlers.get(req.method);
-      if (!handler) throw new MethodNotAllowed(req.method);
-      let out = handler.call(this, req);
-      if (isPromise(out)) out = await out;
-      response = out instanceof Response ? out : new Response(out);
+      initial = this.initial(req);
     } catch (err) {
-      response = this.handleException(req, err);
+      return this.failed(req, err);
     }
-    return this.finalizeResponse(req, response);
+    if (isPromise(initial)) {
+      return initial.then(
+        () => this.runHandler(req),
+        (err: unknown) => this.failed(req, err),
+      );
+    }
+    return this.runHandler(req);
+  }
+
+  /** The method's handler, after `initial`; its errors go through the exception handler. */
+  private runHandler(req: ApiRequest): Response | Promise<Response> {
+    let out: HandlerResult;
+    try {
+      const handler = this.policies.handlers.get(req.method);
+      if (!handler) throw new MethodNotAllowed(req.method);
+      out = handler.call(this, req);
+    } catch (err) {
+      return this.failed(req, err);
+    }
+    if (isPromise(out)) {
+      return out.then(
+        (value) => this.finalizeResponse(req, value instanceof Response ? value : new Response(value)),
+        (err: unknown) => this.failed(req, err),
+      );
+    }
+    return this.finalizeResponse(req, out instanceof Response ? out : new Response(out));
+  }
+
+  private failed(req: ApiRequest, err: unknown): Response {
+    return this.finalizeResponse(req, this.handleException(req, err));
   }
 
   /**

@@ -245,3 +245,53 @@ describe('request log lines at LOG_LEVEL=warn', () => {
     expect(lines.map((l) => [l['level'], l['msg'], l['reqId']])).toEqual([[50, 'unhandled error in view', boom.headers['x-request-id']]]);
   });
 });
+
+describe('a view answered without a promise is sent as one answered with one', () => {
+  class Sync extends APIView {
+    override authenticationClasses = [];
+    override permissionClasses = [AllowAny];
+    get(req: ApiRequest) {
+      if (req.query['fail'] === 'api') throw new AuthenticationFailed('no');
+      if (req.query['fail'] === 'bug') throw new Error('bug');
+      return new Response({ sync: true }, { status: 201, headers: { 'X-Kind': 'sync' } });
+    }
+  }
+  class Async extends Sync {
+    override async get(req: ApiRequest) {
+      await new Promise((r) => setImmediate(r));
+      return super.get(req);
+    }
+  }
+  /** Overrides dispatch: the app must call it, not the fast path. */
+  class Wrapped extends Sync {
+    override async dispatch(req: ApiRequest) {
+      const res = await super.dispatch(req);
+      res.headers['X-Wrapped'] = 'yes';
+      return res;
+    }
+  }
+
+  it('status, headers, body and errors are the same either way, and an overridden dispatch still runs', async () => {
+    app = await createApp({ logger: false, routes: [path('s/', Sync), path('a/', Async), path('w/', Wrapped)] });
+    const answer = async (url: string, method = 'GET') => {
+      const res = await app!.inject({ method: method as 'GET', url, headers: { accept: 'application/json' } });
+      const { date: _date, 'x-request-id': _id, ...headers } = res.headers;
+      return { status: res.statusCode, headers, body: res.body };
+    };
+    for (const q of ['', '?fail=api', '?fail=bug']) {
+      const sync = await answer(`/s/${q}`);
+      expect(await answer(`/a/${q}`)).toEqual(sync);
+      const wrapped = await answer(`/w/${q}`);
+      // A dispatch that rejects (an error past the exception handler) adds nothing: the app's 500.
+      expect(wrapped.headers['x-wrapped']).toBe(q === '?fail=bug' ? undefined : 'yes');
+      delete wrapped.headers['x-wrapped'];
+      expect(wrapped).toEqual(sync);
+    }
+    expect((await answer('/s/')).status).toBe(201);
+    expect((await answer('/s/?fail=api')).status).toBe(403);
+    expect((await answer('/s/?fail=bug')).status).toBe(500);
+    const notAllowed = await answer('/s/', 'POST');
+    expect([notAllowed.status, notAllowed.headers['allow']]).toEqual([405, 'GET, HEAD, OPTIONS']);
+    expect(await answer('/a/', 'POST')).toEqual(notAllowed);
+  });
+});
