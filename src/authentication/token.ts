@@ -1,7 +1,7 @@
 import type { AppContext } from '../context.js';
 import type { ApiRequest } from '../request.js';
 import type { User } from '../users/user.js';
-import type { Token } from '../authtoken/token-store.js';
+import type { Token, TokenLookup } from '../authtoken/token-store.js';
 import type { Authentication } from './base.js';
 import { authorizationCredentials } from './authorization-header.js';
 import { AuthenticationFailed } from '../exceptions.js';
@@ -67,11 +67,19 @@ export class TokenAuthentication implements Authentication {
   }
 
   /** Looks the key up: DRF's `authenticate_credentials`. */
-  async authenticateCredentials(key: string, _req: ApiRequest): Promise<[User, Token]> {
-    const found = await this.app.services.get('tokens').lookup(key);
-    if (!found) throw new AuthenticationFailed(this.invalidTokenMessage);
-    if (!found.user.isActive) throw new AuthenticationFailed(this.inactiveUserMessage);
-    return [found.user, found.token];
+  authenticateCredentials(key: string, _req: ApiRequest): Promise<[User, Token]> {
+    let lookup: Promise<TokenLookup | null>;
+    try {
+      // A `tokens` service of the app's own may answer with any thenable, or a value.
+      lookup = Promise.resolve(this.app.services.get('tokens').lookup(key));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return lookup.then((found) => {
+      if (!found) throw new AuthenticationFailed(this.invalidTokenMessage);
+      if (!found.user.isActive) throw new AuthenticationFailed(this.inactiveUserMessage);
+      return [found.user, found.token];
+    });
   }
 
   authenticateHeader(_req: ApiRequest): string {

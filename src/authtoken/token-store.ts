@@ -144,14 +144,22 @@ export class TokenStore {
     return CompiledQuery.raw(this.compiledLookup.sql, [digest]) as CompiledQuery<LookupRow>;
   }
 
-  async lookup(key: string): Promise<TokenLookup | null> {
-    if (typeof key !== 'string' || key.length === 0 || key.length > MAX_KEY_LENGTH) return null;
-    const row = (await this.db.executeQuery(this.lookupQuery(digestKey(key)))).rows[0];
+  lookup(key: string): Promise<TokenLookup | null> {
+    if (typeof key !== 'string' || key.length === 0 || key.length > MAX_KEY_LENGTH) return Promise.resolve(null);
+    let query: CompiledQuery<LookupRow>;
+    try {
+      query = this.lookupQuery(digestKey(key));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    // One promise from the query to the caller: no async function in between.
+    return this.db.executeQuery(query).then((result) => this.found(result.rows[0], key));
+  }
+
+  private found(row: LookupRow | undefined, key: string): TokenLookup | null | Promise<TokenLookup | null> {
     if (!row) return null;
     // The clock is read only when something depends on it (most tokens never expire).
     if (row.expires !== null && this.isExpired(row, this.clock())) return null;
-    // One frozen object for the token: spreading an already frozen one takes V8's slow path.
-    const token = this.mode === 'multi' ? Object.freeze({ ...(await this.touch(toInfo(row), this.clock())), key }) : toToken(row, key);
     const user = new UserRecord({
       pk: Number(row.user_id),
       username: row.username,
@@ -159,10 +167,12 @@ export class TokenStore {
       isActive: fromDbBoolean(row.is_active),
       isStaff: fromDbBoolean(row.is_staff),
       isSuperuser: fromDbBoolean(row.is_superuser),
-      dateJoined: fromDbTimestamp(row.date_joined),
-      lastLogin: fromDbTimestamp(row.last_login),
+      dateJoined: storedTime(row.date_joined),
+      lastLogin: storedTime(row.last_login),
     });
-    return { token, user };
+    if (this.mode !== 'multi') return { token: toToken(row, key), user };
+    // One frozen object for the token: spreading an already frozen one takes V8's slow path.
+    return this.touch(toInfo(row), this.clock()).then((info) => ({ token: Object.freeze({ ...info, key }), user }));
   }
 
   // ------------------------------------------------------ one user, DRF's API
@@ -426,11 +436,31 @@ function infoFields(row: TokenRow): { -readonly [F in keyof TokenInfo]: TokenInf
     id: Number(row.id),
     userId: Number(row.user_id),
     name: row.name,
-    created: fromDbTimestamp(row.created),
-    expiresAt: fromDbTimestamp(row.expires),
-    lastUsedAt: fromDbTimestamp(row.last_used),
+    created: storedTime(row.created),
+    expiresAt: storedTime(row.expires),
+    lastUsedAt: storedTime(row.last_used),
   };
 }
+
+/**
+ * `fromDbTimestamp`, with the text of recent timestamps remembered as
+ * milliseconds: a token's and its user's times come back on every request
+ * it authenticates, and a `Date` from a number skips the date parser. Each
+ * call still gets its own `Date`.
+ */
+function storedTime(value: string | Date): Date;
+function storedTime(value: string | Date | null): Date | null;
+function storedTime(value: string | Date | null): Date | null {
+  if (typeof value !== 'string') return fromDbTimestamp(value);
+  let ms = parsedTimes.get(value);
+  if (ms === undefined) {
+    ms = fromDbTimestamp(value).getTime();
+    if (parsedTimes.size >= 1000) parsedTimes.clear();
+    parsedTimes.set(value, ms);
+  }
+  return new Date(ms);
+}
+const parsedTimes = new Map<string, number>();
 
 function toInfo(row: TokenRow): TokenInfo {
   return Object.freeze(infoFields(row));

@@ -250,7 +250,7 @@ describe('a view answered without a promise is sent as one answered with one', (
   class Sync extends APIView {
     override authenticationClasses = [];
     override permissionClasses = [AllowAny];
-    get(req: ApiRequest) {
+    get(req: ApiRequest): Response | Promise<Response> {
       if (req.query['fail'] === 'api') throw new AuthenticationFailed('no');
       if (req.query['fail'] === 'bug') throw new Error('bug');
       return new Response({ sync: true }, { status: 201, headers: { 'X-Kind': 'sync' } });

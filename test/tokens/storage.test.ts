@@ -31,6 +31,25 @@ describe.each(testDatabases())('token storage on $name', ({ open: openDb }) => {
     expect(String(rows[0]!['encrypted_key'])).toMatch(/^v1\$[0-9a-f]{8}\$[\w-]{16}\$[\w-]+$/);
   });
 
+  it('every lookup gives the stored times in Date objects of its own', async () => {
+    const t = await start();
+    const alice = await t.users.createUser({ username: 'alice', password: 'pw' });
+    const { token } = await t.tokens.getOrCreate(alice);
+    const first = (await t.tokens.lookup(token.key))!;
+    const second = (await t.tokens.lookup(token.key))!;
+    expect(first.token.created.getTime()).toBe(token.created.getTime());
+    expect(second.token.created.getTime()).toBe(token.created.getTime());
+    expect(second.user.dateJoined.getTime()).toBe(alice.dateJoined.getTime());
+    expect(second.token.created).not.toBe(first.token.created);
+    expect(second.user.dateJoined).not.toBe(first.user.dateJoined);
+    first.token.created.setTime(0);
+    first.user.dateJoined.setTime(0);
+    const third = (await t.tokens.lookup(token.key))!;
+    expect(third.token.created.getTime()).toBe(token.created.getTime());
+    expect(third.user.dateJoined.getTime()).toBe(alice.dateJoined.getTime());
+    expect(Object.isFrozen(third.token)).toBe(true);
+  });
+
   it('a copy of the database alone yields no usable token: the digest is not a key', async () => {
     const t = await start();
     const alice = await t.users.createUser({ username: 'alice', password: 'pw' });
