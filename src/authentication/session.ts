@@ -3,7 +3,7 @@ import type { ApiRequest } from '../request.js';
 import type { User } from '../users/user.js';
 import type { Authentication } from './base.js';
 import { enforceCsrf } from './csrf.js';
-import { sessionUserId } from '../sessions/session.js';
+import { knownSession, sessionUserId } from '../sessions/session.js';
 
 /**
  * Session authentication, as DRF's `SessionAuthentication`: the user who
@@ -23,7 +23,16 @@ import { sessionUserId } from '../sessions/session.js';
 export class SessionAuthentication implements Authentication {
   constructor(protected readonly app: AppContext) {}
 
-  async authenticate(req: ApiRequest): Promise<[User, null] | null> {
+  /**
+   * `null` at once when no cookie can name a session (the next scheme runs
+   * without waiting); otherwise a promise, after the session is loaded.
+   */
+  authenticate(req: ApiRequest): Promise<[User, null] | null> | null {
+    if (knownSession(req) === null) return null;
+    return this.authenticateSession(req);
+  }
+
+  private async authenticateSession(req: ApiRequest): Promise<[User, null] | null> {
     const pk = await sessionUserId(req);
     if (pk === null) return null;
     const user = await this.app.services.get('users').getById(pk);

@@ -56,20 +56,34 @@ export function newSessionKey(): string {
 
 /** The request's session from the `sessionid` cookie, loaded once; `null` when none is live. */
 export async function getSession(req: ApiRequest): Promise<LoadedSession | null> {
-  if (SESSION_STATE in req.locals) return req.locals[SESSION_STATE] as LoadedSession | null;
+  const known = knownSession(req);
+  if (known !== undefined) return known;
   // As Django's session middleware: a response that looked at the session varies on the cookie.
   req.varyOn('Cookie');
-  const key = req.cookies[req.app.settings.SESSION_COOKIE_NAME];
-  let session: LoadedSession | null = null;
-  // A key that cannot be ours is not looked up at all.
-  if (key !== undefined && SESSION_KEY_RE.test(key)) {
-    const data = await sessionStore(req.app).load(key);
-    if (data) session = { key, data };
-  }
+  const key = req.cookies[req.app.settings.SESSION_COOKIE_NAME]!;
+  const data = await sessionStore(req.app).load(key);
+  const session: LoadedSession | null = data ? { key, data } : null;
   // As Django's session middleware: a cookie naming no live session is deleted in the response.
-  if (key !== undefined && session === null) clearCookie(req.reply, req.app.settings.SESSION_COOKIE_NAME, cookieOptions(req));
+  if (session === null) clearCookie(req.reply, req.app.settings.SESSION_COOKIE_NAME, cookieOptions(req));
   req.locals[SESSION_STATE] = session;
   return session;
+}
+
+/**
+ * `getSession` when the store need not be asked: the session already
+ * loaded, or `null` when no cookie can name one (with the same effects:
+ * `Vary: Cookie`, a malformed cookie deleted). `undefined` when the
+ * store must be asked (`getSession`).
+ */
+export function knownSession(req: ApiRequest): LoadedSession | null | undefined {
+  if (SESSION_STATE in req.locals) return req.locals[SESSION_STATE] as LoadedSession | null;
+  const key = req.cookies[req.app.settings.SESSION_COOKIE_NAME];
+  // A key that cannot be ours is not looked up at all.
+  if (key !== undefined && SESSION_KEY_RE.test(key)) return undefined;
+  req.varyOn('Cookie');
+  if (key !== undefined) clearCookie(req.reply, req.app.settings.SESSION_COOKIE_NAME, cookieOptions(req));
+  req.locals[SESSION_STATE] = null;
+  return null;
 }
 
 /** The pk of the user the session belongs to, or `null`. */
