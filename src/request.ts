@@ -15,6 +15,7 @@ import { parseCookies } from './cookies.js';
 import { ForcedAuthentication, inProcessRequest } from './in-process.js';
 
 const NOT_RESOLVED = Symbol('not-resolved');
+const ABSOLUTE_URL = /^[a-z][a-z0-9+.-]*:\/\//i;
 /** A query string with no escapes, no `+` and only ASCII: its parameters are its substrings. */
 const PLAIN_QUERY = /^[^%+\u0080-\uffff]*$/;
 /**
@@ -90,6 +91,7 @@ export class ApiRequest<Params extends object = PathParams, Data = unknown, Auth
   private _query: Record<string, string> | null = null;
   private _queryParams: URLSearchParams | null = null;
   private _host: string | null = null;
+  private _origin: string | undefined = undefined;
   private _cookies: Record<string, string | undefined> | null = null;
   private _pathEnd = -1;
 
@@ -400,10 +402,12 @@ export class ApiRequest<Params extends object = PathParams, Data = unknown, Auth
    * URL), built only from an allowed host.
    */
   buildAbsoluteUri(location?: string): string {
-    const base = `${this.scheme}://${this.getHost()}`;
+    // Scheme and host, worked out once per request (the host is validated once anyway).
+    const base = (this._origin ??= `${this.scheme}://${this.getHost()}`);
     if (location === undefined) return base + this.raw.url;
-    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location)) return location;
-    if (location.startsWith('/')) return base + location;
+    // A path cannot be an absolute URL: no need to try the pattern.
+    if (location.charCodeAt(0) === 0x2f /* / */) return base + location;
+    if (ABSOLUTE_URL.test(location)) return location;
     // Relative to the current path, as Django's build_absolute_uri.
     const dir = this.path.slice(0, this.path.lastIndexOf('/') + 1);
     return base + dir + location;

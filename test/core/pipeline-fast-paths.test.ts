@@ -295,3 +295,51 @@ describe('a view answered without a promise is sent as one answered with one', (
     expect(await answer('/a/', 'POST')).toEqual(notAllowed);
   });
 });
+
+describe('buildAbsoluteUri works the scheme and host out once per request', () => {
+  class Links extends APIView {
+    override authenticationClasses = [];
+    override permissionClasses = [AllowAny];
+    get(req: ApiRequest) {
+      const locations = [undefined, '/a/b/', 'c/', '', 'https://other.example/x', 'HTTP://Other.example/', 'mailto:x', '//host/path'];
+      // Twice: the second round reads the remembered prefix.
+      return [0, 1].map(() => locations.map((l) => req.buildAbsoluteUri(l)));
+    }
+  }
+  const expected = (origin: string) => {
+    const one = [
+      `${origin}/links/sub/?q=1`,
+      `${origin}/a/b/`,
+      `${origin}/links/sub/c/`,
+      `${origin}/links/sub/`,
+      'https://other.example/x',
+      'HTTP://Other.example/',
+      `${origin}/links/sub/mailto:x`,
+      `${origin}//host/path`,
+    ];
+    return [one, one];
+  };
+
+  it('follows Host, X-Forwarded-Host and the scheme header per request, and refuses a bad host every time', async () => {
+    app = await createApp({
+      logger: false,
+      settings: {
+        ALLOWED_HOSTS: ['api.example', 'proxy.example'],
+        USE_X_FORWARDED_HOST: true,
+        SECURE_PROXY_SSL_HEADER: ['HTTP_X_FORWARDED_PROTO', 'https'],
+      },
+      routes: [path('links/sub/', Links)],
+    });
+    const get = (headers: Record<string, string>) => app!.inject({ url: '/links/sub/?q=1', headers: { accept: 'application/json', ...headers } });
+    let res = await get({ host: 'api.example' });
+    expect(res.json()).toEqual(expected('http://api.example'));
+    res = await get({ host: 'api.example', 'x-forwarded-proto': 'https' });
+    expect(res.json()).toEqual(expected('https://api.example'));
+    res = await get({ host: 'api.example', 'x-forwarded-host': 'proxy.example:8443', 'x-forwarded-proto': 'https' });
+    expect(res.json()).toEqual(expected('https://proxy.example:8443'));
+    res = await get({ host: 'api.example' });
+    expect(res.json()).toEqual(expected('http://api.example'));
+    res = await get({ host: 'api.example', 'x-forwarded-host': 'evil.example' });
+    expect(res.statusCode).toBe(400);
+  });
+});
