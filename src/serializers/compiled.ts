@@ -1,6 +1,6 @@
 import type { Field, FieldContext, FieldFlags } from './field.js';
-import { CharField, IntegerField } from './fields.js';
-import { HyperlinkedIdentityField, HyperlinkedRelatedField, linkTemplate } from './relations.js';
+import { CharField, DateTimeField, IntegerField, canonicalUtc } from './fields.js';
+import { HyperlinkedIdentityField, HyperlinkedRelatedField, linkTemplate, linkTurn } from './relations.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyField = Field<any, any, FieldFlags>;
@@ -24,8 +24,9 @@ const MAX_COMPILED_FIELDS = 64;
  * A serializer's `toRepresentation` compiled for its fields: each attribute
  * read with a constant name, each field's conversion at a call site of its
  * own (so V8 sees one kind of field there, not every kind through one loop),
- * integers, strings and integer hyperlinks converted in line, and the result
- * an object literal of one fixed shape, in the fields' order. It gives what
+ * integers, strings, stored UTC times and integer hyperlinks converted in
+ * line, and the result an object literal of one fixed shape, in the fields'
+ * order. It gives what
  * the generic loop gives, value for value and key for key: a field whose
  * attribute is missing hands over to the generic loop from that field on
  * (`finish`), with the representations already made. `null` when the
@@ -51,12 +52,14 @@ export function compileRepresentation(readable: readonly ReadableField[], finish
     ...lines,
     `return { ${keys.join(', ')} };`,
   ].join('\n');
-  let make: (F: readonly AnyField[], finish: FinishRepresentation, link: typeof linkTemplate) => CompiledRepresentation;
+  let make: (F: readonly AnyField[], finish: FinishRepresentation, link: typeof linkTemplate, turn: typeof linkTurn, utc: typeof canonicalUtc) => CompiledRepresentation;
   try {
     make = new Function(
       'F',
       'finish',
       'link',
+      'turn',
+      'utc',
       `${readable.map((_, i) => `const f${i} = F[${i}];`).join('\n')}\nreturn function representation(instance, ctx) {\n${source}\n};`,
     ) as typeof make;
   } catch {
@@ -67,6 +70,8 @@ export function compileRepresentation(readable: readonly ReadableField[], finish
     readable.map(([, field]) => field),
     finish,
     linkTemplate,
+    linkTurn,
+    canonicalUtc,
   );
 }
 
@@ -80,6 +85,10 @@ function conversion(field: AnyField, i: number): string[] {
   }
   if (field.toRepresentation === CharField.prototype.toRepresentation) {
     return [`else if (typeof v === "string") ${o} = v;`, `else ${generic}`];
+  }
+  if (field.toRepresentation === DateTimeField.prototype.toRepresentation) {
+    // Stored text already in UTC (see `canonicalUtc`).
+    return [`else if (typeof v === "string" && (t = utc(v)) !== null) ${o} = t;`, `else ${generic}`];
   }
   if (field instanceof HyperlinkedIdentityField && field.toRepresentation === HyperlinkedIdentityField.prototype.toRepresentation) {
     // The key: the lookup attribute of the instance, or the value itself.
@@ -98,10 +107,14 @@ function conversion(field: AnyField, i: number): string[] {
   return [`else ${generic}`];
 }
 
-/** The condition under which `hyperlink` puts key `k` in its field's template, with the template in `t`. */
+/**
+ * The condition under which `hyperlink` puts key `k` in its field's
+ * template, with the template in `t`: the one made in this request's turn,
+ * else `linkTemplate`'s.
+ */
 function integerLink(k: string, f: string): string {
   return (
     `typeof ${k} === "number" && ${k} >= 0 && Number.isSafeInteger(${k}) && typeof ${f}.link.viewName === "string" && ctx.request && ` +
-    `(t = link(${f}.link, ${f}.linkSlot, ctx.request)) !== null`
+    `(${f}.linkSlot.turn === turn.turn && turn.request === ctx.request ? (t = ${f}.linkSlot.template) : (t = link(${f}.link, ${f}.linkSlot, ctx.request))) !== null`
   );
 }

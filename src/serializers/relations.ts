@@ -151,10 +151,12 @@ const STAND_IN_KEY = '8102763945517329';
  * young-generation collection); a page's rows are serialized in one go, so
  * the slot serves all of them.
  */
-let templatesOf: ApiRequest | null = null;
-let templatesTurn = 0;
-/** The origin (`scheme://host`) of the turn's request when it has no `?format=`, `null` when it has; `undefined` until needed. */
-let turnOrigin: string | null | undefined;
+export const linkTurn: {
+  request: ApiRequest | null;
+  turn: number;
+  /** The origin (`scheme://host`) of the turn's request when it has no `?format=`, `null` when it has; `undefined` until needed. */
+  origin: string | null | undefined;
+} = { request: null, turn: 0, origin: undefined };
 
 /**
  * Per hyperlinked field: its link's URL text before and after an integer
@@ -183,14 +185,14 @@ export class LinkTemplateSlot {
  * with two links each reversed forty times before.
  */
 export function linkTemplate(options: Required<HyperlinkOptions>, slot: LinkTemplateSlot, request: ApiRequest): readonly [string, string] | null {
-  if (templatesOf !== request) {
-    templatesOf = request;
-    templatesTurn++;
-    turnOrigin = undefined;
+  if (linkTurn.request !== request) {
+    linkTurn.request = request;
+    linkTurn.turn++;
+    linkTurn.origin = undefined;
   }
-  if (slot.turn === templatesTurn) return slot.template;
+  if (slot.turn === linkTurn.turn) return slot.template;
   const template = makeLinkTemplate(options, slot, request);
-  slot.turn = templatesTurn;
+  slot.turn = linkTurn.turn;
   slot.template = template;
   return template;
 }
@@ -205,10 +207,10 @@ function makeLinkTemplate(options: Required<HyperlinkOptions>, slot: LinkTemplat
   const path = slot.path;
   if (path === null) return null;
   // Without a `?format=` to carry, the link is the origin, then the path.
-  if (turnOrigin === undefined) {
-    turnOrigin = request.queryString === '' || !request.queryParams.has('format') ? `${request.scheme}://${request.getHost()}` : null;
+  if (linkTurn.origin === undefined) {
+    linkTurn.origin = request.query['format'] === undefined ? `${request.scheme}://${request.getHost()}` : null;
   }
-  const origin = turnOrigin;
+  const origin = linkTurn.origin;
   if (origin !== null && origin === slot.origin && path === slot.originPath) return slot.originTemplate;
   // As reverse(…, { request }) with a stand-in key: absolute, with the request's `?format=`.
   const url = absoluteRouteUrl(path[0] + STAND_IN_KEY + path[1], request);
