@@ -26,7 +26,7 @@
  * as before.
  */
 import { createQueryId, type CompiledQuery, type QueryExecutor, type RootOperationNode } from 'kysely';
-import { directExecutorOf } from './direct.js';
+import { directExecutorOf, hasDirectExecutors } from './direct.js';
 
 /** `query` when `executor` compiled it just now (so a query derived from it may run there), else `null`. */
 export function ownCompile<Q extends CompiledQuery>(executor: QueryExecutor, query: Q): Q | null {
@@ -38,7 +38,7 @@ class StandIn {
   constructor(readonly index: number) {}
 }
 
-interface Shape {
+export interface Shape {
   readonly sql: string;
   readonly node: RootOperationNode;
   /** Per compiled parameter: `i >= 0` the listing's parameter i, `~i` the derived query's value i. */
@@ -83,9 +83,24 @@ export function deriveOn<R>(
 ): Derived<R> | null {
   let shapes = shapesByExecutor.get(executor);
   if (shapes === undefined) shapesByExecutor.set(executor, (shapes = new Map()));
+  return deriveIn(shapes, shapeKey(kind, values) + '\u0001' + listing.sql, executor, listing, values, build);
+}
+
+/** What a shape depends on besides the listing: what is added, and which values are null. */
+function shapeKey(kind: string, values: readonly unknown[]): string {
   let key = kind;
   for (const v of values) key += v === null || v === undefined ? '\u0000n' : '\u0000v';
-  key += '\u0001' + listing.sql;
+  return key;
+}
+
+function deriveIn<R>(
+  shapes: Map<string, Shape | null>,
+  key: string,
+  executor: QueryExecutor,
+  listing: CompiledQuery,
+  values: readonly unknown[],
+  build: (values: readonly unknown[]) => CompiledQuery<R> | null,
+): Derived<R> | null {
   let shape = shapes.get(key);
   if (shape === undefined) {
     shape = learn(listing, values, build);
@@ -103,6 +118,71 @@ export function deriveOn<R>(
     parameters[i] = s >= 0 ? listing.parameters[s] : values[~s];
   }
   return { executor, query: { sql: shape.sql, query: shape.node, parameters, queryId: createQueryId() } as CompiledQuery<R> };
+}
+
+// ------------------------------------------------------------ reused listings
+
+/**
+ * A listing compiled on the app's own executor, and the shapes derived from
+ * it. For a builder that serves many requests (`markReused`) this is
+ * learnt once and kept: such a builder is immutable, so its SQL, its
+ * parameters and the executor it runs on never change.
+ */
+export interface Listing {
+  readonly executor: QueryExecutor;
+  readonly compiled: CompiledQuery;
+  /** Shapes derived from this very builder, by what is added (`null` for a listing compiled just now: shapes go by SQL text). */
+  readonly shapes: Map<string, Shape | null> | null;
+}
+
+/** Reused builders: their listing once compiled (`null`: not on the app's own executor), `undefined` until then. */
+const reused = new WeakMap<object, { listing: Listing | null | undefined }>();
+
+/**
+ * Declares that the Kysely builder `qb` is kept and answers many requests
+ * (a model view's default queryset, an ordering of it), so what is compiled
+ * from it may be kept with it (`listingOf`). Builders made per request are
+ * not marked: an entry each would be work for every young-generation
+ * collection.
+ */
+export function markReused(qb: object): void {
+  if (!reused.has(qb)) reused.set(qb, { listing: undefined });
+}
+
+/** Whether `qb` was declared reused (`markReused`). */
+export function isReused(qb: object): boolean {
+  return reused.has(qb);
+}
+
+/**
+ * `qb` compiled, with the app's own executor that compiled it: kept with a
+ * reused builder, else compiled now. `null` when that executor is not the
+ * app's own one (plug-ins, a transaction): the caller goes Kysely's way.
+ */
+export function listingOf(qb: { compile(): CompiledQuery }): Listing | null {
+  if (!hasDirectExecutors()) return null;
+  const entry = reused.get(qb);
+  if (entry === undefined) {
+    const compiled = qb.compile();
+    const executor = directExecutorOf(compiled);
+    return executor === null ? null : { executor, compiled, shapes: null };
+  }
+  if (entry.listing === undefined) {
+    const compiled = qb.compile();
+    const executor = directExecutorOf(compiled);
+    entry.listing = executor === null ? null : { executor, compiled, shapes: new Map() };
+  }
+  return entry.listing;
+}
+
+/**
+ * `deriveOn` for a `listingOf`: a reused listing keeps its shapes by what is
+ * added (no SQL text to look up); `build` answers `null` when what it
+ * compiled is not the executor's own (`ownCompile`).
+ */
+export function deriveFrom<R>(listing: Listing, kind: string, values: readonly unknown[], build: (values: readonly unknown[]) => CompiledQuery<R> | null): Derived<R> | null {
+  if (listing.shapes === null) return deriveOn(listing.executor, listing.compiled, kind, values, build);
+  return deriveIn(listing.shapes, shapeKey(kind, values), listing.executor, listing.compiled, values, build);
 }
 
 function learn(listing: CompiledQuery, values: readonly unknown[], build: (values: readonly unknown[]) => CompiledQuery | null): Shape | null {

@@ -129,6 +129,22 @@ const TEXT_LOOKUPS: ReadonlySet<FilterLookup> = new Set(['exact', 'iexact', 'in'
  * {"year__gte": ["Enter a whole number."]}
  * ```
  */
+/** The query parameters of a view's filters, by its list of them. */
+const paramsByFilters = new WeakMap<readonly Bound[], ReadonlySet<string>>();
+
+/** Whether the query string has a parameter of one of `filters`. */
+function namesAnyFilter(query: Readonly<Record<string, string>>, filters: readonly Bound[]): boolean {
+  let params: ReadonlySet<string> | undefined;
+  for (const name in query) {
+    if (params === undefined) {
+      params = paramsByFilters.get(filters);
+      if (params === undefined) paramsByFilters.set(filters, (params = new Set(filters.map((f) => f.param))));
+    }
+    if (params.has(name)) return true;
+  }
+  return false;
+}
+
 export class FilterSetBackend extends BaseFilterBackend {
   /** Most values an `__in` (and `__range`) parameter may list. */
   maxInValues = 100;
@@ -350,6 +366,8 @@ export class FilterSetBackend extends BaseFilterBackend {
   filterQueryset<T>(req: ApiRequest, source: Source<T>, view: APIView): Source<T> | Promise<Source<T>> {
     const filters = this.filtersOf(view);
     if (filters.length === 0) return source;
+    // Most requests name none of the filters: the source as it is, without a lookup per filter.
+    if (this.conditions === FilterSetBackend.prototype.conditions && !namesAnyFilter(req.query, filters)) return source;
     const conditions = this.conditions(req, filters);
     if (conditions.length === 0) return source;
     const keyed = isQuery(source) ? conditions.filter((c) => c.f.model?.relatedTo && c.f.lookup !== 'isnull') : [];

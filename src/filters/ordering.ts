@@ -7,6 +7,7 @@ import { BaseFilterBackend, COLUMN_RE, isQuery, valueAt, type AnyQuery, type App
 import { compareNullable } from './compare.js';
 import { baseName, modelOf, PathError, pathValue, resolvePath, tryResolvePath, type ModelPath } from './relations.js';
 import { describePathError } from './model-filters.js';
+import { isReused, markReused } from '../db/query-shapes.js';
 
 /** A view ordered by `OrderingFilter` (DRF's `ordering_fields` / `ordering`). */
 export interface OrderingView {
@@ -111,6 +112,9 @@ export function orderByTerms(terms: readonly SortTerm[]) {
 /** `orderByTerms`' fragments for orderings of plain columns, by their terms. */
 const orderByFragments = new Map<string, RawBuilder<unknown>>();
 const MAX_ORDER_BY_FRAGMENTS = 500;
+
+/** Distinct client orderings kept per reused source builder. */
+const MAX_ORDERINGS_PER_SOURCE = 64;
 
 /**
  * DRF's `OrderingFilter`: `?ordering=` (`ORDERING_PARAM`) is a comma list
@@ -280,6 +284,41 @@ export class OrderingFilter extends BaseFilterBackend implements OrderingBackend
   filterQueryset<T>(req: ApiRequest, source: Source<T>, view: APIView): Source<T> {
     const ordering = this.getOrdering(req, view, source as Source<unknown>);
     if (!ordering || ordering.length === 0) return source;
+    if (isQuery(source) && isReused(source) && this.ordersByConfiguration()) return this.reusedOrdering(source, ordering, view);
+    return this.applyOrdering(source, ordering, view);
+  }
+
+  /**
+   * A reused builder (a model view's default queryset) in `ordering`: built
+   * once per (builder, view, ordering) and reused in turn, so what is
+   * compiled from it is kept too (see src/db/query-shapes.ts). The order
+   * depends on nothing else: the names are mapped to columns by the view's
+   * configuration, the tie-breaker and the relation paths by the builder.
+   */
+  private reusedOrdering<T>(source: AnyQuery<T>, ordering: readonly string[], view: APIView): Source<T> {
+    let memo = this.orderedSources.get(source);
+    if (memo === undefined || memo.view !== view) this.orderedSources.set(source, (memo = { view, byOrdering: new Map() }));
+    const key = ordering.length === 1 ? ordering[0]! : ordering.join('\u0000');
+    const known = memo.byOrdering.get(key);
+    if (known !== undefined) return known as AnyQuery<T>;
+    const ordered = this.applyOrdering(source, ordering, view) as AnyQuery<T>;
+    markReused(ordered);
+    if (memo.byOrdering.size >= MAX_ORDERINGS_PER_SOURCE) memo.byOrdering.clear();
+    memo.byOrdering.set(key, ordered);
+    return ordered;
+  }
+
+  /** Reused orderings by source builder (see `reusedOrdering`). */
+  private readonly orderedSources = new WeakMap<AnyQuery, { readonly view: APIView; readonly byOrdering: Map<string, AnyQuery> }>();
+
+  /** Whether the order of a term list is the class's own mapping (no override of how names become columns). */
+  private ordersByConfiguration(): boolean {
+    const own = OrderingFilter.prototype;
+    return this.columnFor === own.columnFor && this.primaryKeyColumn === own.primaryKeyColumn && this.relationPath === own.relationPath;
+  }
+
+  /** `source` in `ordering` (client-facing terms), ending in the view's primary key. */
+  private applyOrdering<T>(source: Source<T>, ordering: readonly string[], view: APIView): Source<T> {
     const base = isQuery(source) ? baseName(source) : null;
     const terms = deterministicOrdering(
       ordering.map((t) => {

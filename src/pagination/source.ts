@@ -7,7 +7,7 @@
 import { AliasNode, CompiledQuery, IdentifierNode, RawNode, SelectionNode, SelectQueryNode, sql, type Expression, type KyselyPlugin, type QueryExecutor, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Source } from './base.js';
 import { directExecutorOf, executeTogetherOn, hasDirectExecutors } from '../db/direct.js';
-import { compileDerived, deriveOn, ownCompile, type Derived } from '../db/query-shapes.js';
+import { deriveFrom, deriveOn, listingOf, ownCompile, type Derived, type Listing } from '../db/query-shapes.js';
 import { EXACT_POSITION, EXACT_POSITION_PREFIX } from '../db/pg-query.js';
 
 /** One column of an ordering, as the client sees the listing. */
@@ -251,27 +251,26 @@ class QuerySource<T> implements PageSource<T> {
   }
 
   /**
-   * The page's query compiled by shape (see query-shapes.ts): from `listing` when the caller
-   * has just compiled it on `executor`, else from a new compile; `null` off the app's own executor.
+   * The page's query compiled by shape (see query-shapes.ts), from the
+   * listing (`listingOf`: kept with a reused builder, else compiled now);
+   * `null` off the app's own executor.
    */
-  private page(offset: number, limit: number, listing?: CompiledQuery, executor?: QueryExecutor): Derived<T> | null {
-    const build = ([l, o]: readonly unknown[]) => this.qb.limit(l as number).offset(o as number).compile();
-    if (listing !== undefined && executor !== undefined) return deriveOn(executor, listing, 'slice', [limit, offset], (v) => ownCompile(executor, build(v)));
-    if (!hasDirectExecutors()) return null;
-    return compileDerived(this.qb.compile(), 'slice', [limit, offset], build);
+  private page(offset: number, limit: number, listing: Listing | null = listingOf(this.qb)): Derived<T> | null {
+    if (listing === null) return null;
+    const executor = listing.executor;
+    return deriveFrom(listing, 'slice', [limit, offset], ([l, o]) => ownCompile(executor, this.qb.limit(l as number).offset(o as number).compile()));
   }
 
-  // On the app's own executor the listing is compiled once: the count (the listing
-  // without ORDER BY, wrapped) and the page are derived from it by shape. On
-  // PostgreSQL both go out in one write and come back in one round trip; on SQLite
-  // one after the other. A builder with plug-ins gives `null`.
+  // On the app's own executor the listing is compiled once (once per builder for a
+  // reused one): the count (the listing without ORDER BY, wrapped) and the page are
+  // derived from it by shape. On PostgreSQL both go out in one write and come back
+  // in one round trip; on SQLite one after the other. A builder with plug-ins gives `null`.
   countAndSlice(offset: number, limit: number): Promise<{ count: number; items: T[] }> | null {
-    if (!hasDirectExecutors()) return null;
-    const listing = this.qb.compile();
-    const executor = directExecutorOf(listing);
-    if (executor === null) return null;
-    const count = deriveOn(executor, listing, 'count', NO_VALUES, () => this.countOn(executor));
-    const page = count && this.page(offset, limit, listing, executor);
+    const listing = listingOf(this.qb);
+    if (listing === null) return null;
+    const executor = listing.executor;
+    const count = deriveFrom(listing, 'count', NO_VALUES, () => this.countOn(executor));
+    const page = count && this.page(offset, limit, listing);
     if (!count || !page) return null;
     const run = executeTogetherOn(executor);
     if (run === null) {

@@ -12,6 +12,7 @@ import type { Kysely, SelectQueryBuilder } from 'kysely';
 import type { AnyModel } from '../models/model.js';
 import { isModelSaving, type ModelSaving } from '../models/saving.js';
 import { loadRelated } from '../models/related.js';
+import { markReused } from '../db/query-shapes.js';
 
 /** What `serialize` receives: the request (for `reverse`) and the view. */
 export interface SerializeContext {
@@ -102,6 +103,14 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
   private _paginator: Pagination<T> | null = null;
   private _lookupConverter: PathConverter | null = null;
   private _filterBackends: readonly FilterBackend[] = [];
+  /**
+   * The last `modelQueryset` and the database it was built on; it is
+   * declared reused (`markReused`) once the same database asks again, so a
+   * view whose `database` answers a new Kysely each time (a transaction, a
+   * plug-in per request) keeps nothing.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  private _modelQueryset: { readonly db: Kysely<any>; readonly query: SelectQueryBuilder<any, any, any>; reused: boolean } | null = null;
 
   protected override onBind(app: AppContext): void {
     // `lookupField` is a plain field set to 'id': a model keyed otherwise looks up by its own key.
@@ -160,12 +169,25 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
   modelQueryset(req: ApiRequest): SelectQueryBuilder<any, any, T> {
     const model = this.model;
     if (!model) throw new ImproperlyConfigured(`${this.constructor.name}.modelQueryset() needs model.`);
-    let query = this.database(req).selectFrom(model.tableName).selectAll();
+    const db = this.database(req);
+    // Kysely builders are immutable: the same database gets the same builder back, which is then
+    // declared reused, so what is compiled from it (a lookup, a page, a count) is kept with it.
+    const last = this._modelQueryset;
+    if (last !== null && last.db === db) {
+      if (!last.reused) {
+        markReused(last.query);
+        last.reused = true;
+      }
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any
+      return last.query as unknown as SelectQueryBuilder<any, any, T>;
+    }
+    let query = db.selectFrom(model.tableName).selectAll();
     for (const term of model.meta.ordering ?? []) {
       const desc = term.startsWith('-');
       const name = desc ? term.slice(1) : term;
       query = query.orderBy(model.fields[name]?.columnName(name) ?? name, desc ? 'desc' : 'asc');
     }
+    this._modelQueryset = { db, query, reused: false };
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     return query as unknown as SelectQueryBuilder<any, any, T>;
   }

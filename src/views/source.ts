@@ -1,6 +1,7 @@
-import type { SelectQueryBuilder } from 'kysely';
+import type { CompiledQuery, SelectQueryBuilder } from 'kysely';
 import type { Source } from '../pagination/base.js';
 import { isDatabaseInputError } from '../db/input-errors.js';
+import { deriveFrom, listingOf, ownCompile, type Derived } from '../db/query-shapes.js';
 
 /** True for a Kysely select builder (as opposed to an array). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -21,6 +22,8 @@ export async function listAll<T>(source: Source<T>): Promise<T[]> {
 export async function findOne<T>(source: Source<T>, field: string, value: unknown): Promise<T | undefined> {
   if (isQueryBuilder(source)) {
     try {
+      const found = findQuery(source, field, value);
+      if (found !== null) return (await found.executor.executeQuery(found.query)).rows[0];
       // eslint-disable-next-line @typescript-eslint/no-explicit-any
       return (await (source as SelectQueryBuilder<any, any, T>).where(field as any, '=', value as any).executeTakeFirst()) as T | undefined;
     } catch (err) {
@@ -30,4 +33,22 @@ export async function findOne<T>(source: Source<T>, field: string, value: unknow
   }
   // Path parameters are typed by their converter; compare loosely across number/string.
   return (source as readonly T[]).find((item) => String((item as Record<string, unknown>)[field]) === String(value));
+}
+
+/**
+ * `source.where(field, '=', value)` compiled by shape (see
+ * src/db/query-shapes.ts): once per reused source (a model view's default
+ * queryset) and field, else once per listing SQL, then only bound. `null`
+ * off the app's own executor, and for a value Kysely may compile as
+ * anything but one parameter (null, a list, an object).
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function findQuery<T>(source: SelectQueryBuilder<any, any, T>, field: string, value: unknown): Derived<T> | null {
+  const type = typeof value;
+  if (type !== 'string' && type !== 'number' && type !== 'bigint') return null;
+  const listing = listingOf(source);
+  if (listing === null) return null;
+  const executor = listing.executor;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  return deriveFrom(listing, 'find\u0002' + field, [value], (v) => ownCompile(executor, source.where(field as any, '=', v[0] as any).compile()) as CompiledQuery<T> | null);
 }
