@@ -27,6 +27,19 @@ export function directExecutorOf(query: CompiledQuery): QueryExecutor | null {
   return query === lastCompiled ? lastCompiledBy : null;
 }
 
+/** The executors `markCompiles` was given: the own executors of databases opened by `openDatabase`. */
+const ownExecutors = new WeakSet<QueryExecutor>();
+
+/**
+ * Whether `executor` is the own executor of a database opened by
+ * `openDatabase` (no plug-ins; a transaction or `withPlugin` makes another).
+ * Only there may a builder serve several requests: a plug-in may keep state
+ * per query id between a query and its result, and a builder keeps its id.
+ */
+export function isOwnExecutor(executor: QueryExecutor): boolean {
+  return ownExecutors.has(executor);
+}
+
 /** Whether this process has opened a database through `openDatabase` (else `directExecutorOf` is always `null`). */
 export function hasDirectExecutors(): boolean {
   return installed;
@@ -39,6 +52,7 @@ export function hasDirectExecutors(): boolean {
 export function markCompiles(db: Kysely<DB>): QueryExecutor {
   installed = true;
   const executor = db.getExecutor();
+  ownExecutors.add(executor);
   const compile = executor.compileQuery.bind(executor);
   (executor as { compileQuery: QueryExecutor['compileQuery'] }).compileQuery = (node, queryId) => {
     const compiled = compile(node, queryId);

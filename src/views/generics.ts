@@ -13,6 +13,7 @@ import type { AnyModel } from '../models/model.js';
 import { isModelSaving, type ModelSaving } from '../models/saving.js';
 import { loadRelated } from '../models/related.js';
 import { markReused } from '../db/query-shapes.js';
+import { isOwnExecutor } from '../db/direct.js';
 
 /** What `serialize` receives: the request (for `reverse`) and the view. */
 export interface SerializeContext {
@@ -104,10 +105,11 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
   private _lookupConverter: PathConverter | null = null;
   private _filterBackends: readonly FilterBackend[] = [];
   /**
-   * The last `modelQueryset` and the database it was built on; it is
-   * declared reused (`markReused`) once the same database asks again, so a
-   * view whose `database` answers a new Kysely each time (a transaction, a
-   * plug-in per request) keeps nothing.
+   * The last `modelQueryset` on the app's own executor and the database it
+   * was built on; it is declared reused (`markReused`) once the same
+   * database asks again, so a view whose `database` answers a new Kysely
+   * each time keeps nothing. Transactions and plug-ins (other executors)
+   * get a new builder every time, as before.
    */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   private _modelQueryset: { readonly db: Kysely<any>; readonly query: SelectQueryBuilder<any, any, any>; reused: boolean } | null = null;
@@ -187,7 +189,8 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
       const name = desc ? term.slice(1) : term;
       query = query.orderBy(model.fields[name]?.columnName(name) ?? name, desc ? 'desc' : 'asc');
     }
-    this._modelQueryset = { db, query, reused: false };
+    // Only on the app's own executor: a plug-in may keep state per query id, which a reused builder keeps.
+    if (isOwnExecutor(db.getExecutor())) this._modelQueryset = { db, query, reused: false };
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     return query as unknown as SelectQueryBuilder<any, any, T>;
   }
