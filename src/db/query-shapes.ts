@@ -25,8 +25,8 @@
  * building), the shape is marked unusable and that query is built each time
  * as before.
  */
-import { createQueryId, type CompiledQuery, type QueryExecutor, type RootOperationNode } from 'kysely';
-import { directExecutorOf, hasDirectExecutors } from './direct.js';
+import { createQueryId, type CompiledQuery, type Kysely, type QueryExecutor, type RootOperationNode, type SelectQueryBuilder } from 'kysely';
+import { directExecutorOf, hasDirectExecutors, isOwnExecutor } from './direct.js';
 
 /** `query` when `executor` compiled it just now (so a query derived from it may run there), else `null`. */
 export function ownCompile<Q extends CompiledQuery>(executor: QueryExecutor, query: Q): Q | null {
@@ -198,4 +198,29 @@ function learn(listing: CompiledQuery, values: readonly unknown[], build: (value
   }
   if (next !== own.length) return null;
   return { sql: compiled.sql, node: compiled.query, slots };
+}
+
+/** `allRowsOf`'s builders, per database and table. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const allRows = new WeakMap<Kysely<any>, Map<string, SelectQueryBuilder<any, any, any>>>();
+
+/**
+ * `db.selectFrom(table).selectAll()`, the same builder each time on the
+ * app's own executor, declared reused (`markReused`): a related field's
+ * queryset, looked up by key on every write that names a row, is then
+ * compiled once per key column. A database with plug-ins or a transaction
+ * gets a new builder each time.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function allRowsOf(db: Kysely<any>, table: string): SelectQueryBuilder<any, any, any> {
+  if (!isOwnExecutor(db.getExecutor())) return db.selectFrom(table).selectAll();
+  let byTable = allRows.get(db);
+  if (byTable === undefined) allRows.set(db, (byTable = new Map()));
+  let qb = byTable.get(table);
+  if (qb === undefined) {
+    qb = db.selectFrom(table).selectAll();
+    markReused(qb);
+    byTable.set(table, qb);
+  }
+  return qb;
 }

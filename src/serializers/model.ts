@@ -1,5 +1,6 @@
 import { createQueryId, NoResultError, type CompiledQuery, type Kysely, type QueryExecutor } from 'kysely';
 import { directExecutorOf } from '../db/direct.js';
+import { allRowsOf } from '../db/query-shapes.js';
 import type { ApiRequest } from '../request.js';
 import { toDbBoolean, toDbTimestamp } from '../db/schema.js';
 import { ManyToManyField, RelationField, type ModelField, type RelationTarget } from '../models/fields.js';
@@ -712,7 +713,7 @@ function relationalField(model: AnyModel, name: string, mf: RelationField, optio
   const kwargs: Record<string, unknown> = {
     label: capfirst(verboseNameOf(name, mf)),
     source: mf.columnName(name),
-    queryset: (req: ApiRequest) => (req.app.services.get('db') as Kysely<any>).selectFrom(table).selectAll(),
+    queryset: (req: ApiRequest) => allRowsOf(req.app.services.get('db') as Kysely<any>, table),
   };
   if (mf.options.helpText) kwargs['helpText'] = mf.options.helpText;
   if (mf.null) kwargs['allowNull'] = true;
@@ -801,7 +802,7 @@ function manyRelatedField(model: AnyModel, name: string, mf: ManyToManyField, op
   }
   const opts = includeExtra(kwargs, extra);
   const readOnly = opts['readOnly'] === true;
-  const queryset = readOnly ? undefined : (req: ApiRequest) => (req.app.services.get('db') as Kysely<any>).selectFrom(table).selectAll();
+  const queryset = readOnly ? undefined : (req: ApiRequest) => allRowsOf(req.app.services.get('db') as Kysely<any>, table);
   const child = options.hyperlinked
     ? new HyperlinkedRelatedField({ queryset, readOnly, viewName: `${modelNameOf(target)}-detail`, lookupField: target.primaryKey } as never)
     : new PrimaryKeyRelatedField({ queryset, readOnly, pkAttribute: target.primaryKey, pkField: keyField(target) } as never);
