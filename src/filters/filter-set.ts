@@ -116,19 +116,6 @@ interface Condition {
 
 const TEXT_LOOKUPS: ReadonlySet<FilterLookup> = new Set(['exact', 'iexact', 'in', 'isnull', 'icontains', 'contains', 'istartswith', 'iendswith']);
 
-/**
- * django-filter's `DjangoFilterBackend`: the view's `filterset` (or
- * `filtersetFields`) read from the query string; parameters it does not
- * declare are ignored, an empty value skips its filter, and a value that
- * does not parse is a 400 with a field map, as django-filter.
- *
- * ```http
- * GET /api/books/?author=3&year__gte=1970&year__lte=1979 HTTP/1.1
- *
- * HTTP/1.1 400 Bad Request
- * {"year__gte": ["Enter a whole number."]}
- * ```
- */
 /** The query parameters of a view's filters, by its list of them. */
 const paramsByFilters = new WeakMap<readonly Bound[], ReadonlySet<string>>();
 
@@ -145,6 +132,19 @@ function namesAnyFilter(query: Readonly<Record<string, string>>, filters: readon
   return false;
 }
 
+/**
+ * django-filter's `DjangoFilterBackend`: the view's `filterset` (or
+ * `filtersetFields`) read from the query string; parameters it does not
+ * declare are ignored, an empty value skips its filter, and a value that
+ * does not parse is a 400 with a field map, as django-filter.
+ *
+ * ```http
+ * GET /api/books/?author=3&year__gte=1970&year__lte=1979 HTTP/1.1
+ *
+ * HTTP/1.1 400 Bad Request
+ * {"year__gte": ["Enter a whole number."]}
+ * ```
+ */
 export class FilterSetBackend extends BaseFilterBackend {
   /** Most values an `__in` (and `__range`) parameter may list. */
   maxInValues = 100;
