@@ -45,8 +45,14 @@ export interface Shape {
   readonly slots: readonly number[];
 }
 
-/** Shapes per executor (one SQL text may compile differently on SQLite and PostgreSQL); `null` = build each time. */
-const shapesByExecutor = new WeakMap<QueryExecutor, Map<string, Shape | null>>();
+/**
+ * Shapes per executor (one SQL text may compile differently on SQLite and
+ * PostgreSQL), then per listing SQL, then per what is added; `null` = build
+ * each time. The listing's SQL text is looked up as it came from the
+ * compiler, not concatenated into a longer key on every request.
+ */
+const shapesByExecutor = new WeakMap<QueryExecutor, Map<string, Map<string, Shape | null>>>();
+/** Listings kept per executor, and shapes kept per listing. */
 const MAX_SHAPES = 500;
 
 /** The derived query, ready to run on the executor that compiled the listing. */
@@ -81,9 +87,14 @@ export function deriveOn<R>(
   values: readonly unknown[],
   build: (values: readonly unknown[]) => CompiledQuery<R> | null,
 ): Derived<R> | null {
-  let shapes = shapesByExecutor.get(executor);
-  if (shapes === undefined) shapesByExecutor.set(executor, (shapes = new Map()));
-  return deriveIn(shapes, shapeKey(kind, values) + '\u0001' + listing.sql, executor, listing, values, build);
+  let bySql = shapesByExecutor.get(executor);
+  if (bySql === undefined) shapesByExecutor.set(executor, (bySql = new Map()));
+  let shapes = bySql.get(listing.sql);
+  if (shapes === undefined) {
+    if (bySql.size >= MAX_SHAPES) bySql.clear();
+    bySql.set(listing.sql, (shapes = new Map()));
+  }
+  return deriveIn(shapes, shapeKey(kind, values), executor, listing, values, build);
 }
 
 /** What a shape depends on besides the listing: what is added, and which values are null. */
