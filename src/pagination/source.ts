@@ -310,13 +310,15 @@ class QuerySource<T> implements PageSource<T> {
     const compiled = hasDirectExecutors() ? base.compile() : null;
     const executor = compiled === null ? null : directExecutorOf(compiled);
     const exact = needsExact(order) && (executor !== null ? executorIsPostgres(executor, base) : isPostgres(base));
-    const listing = exact ? withExactColumns(base, order) : base;
+    // Built only when a shape is learnt or cannot be derived: a derived page needs only the compile above.
+    let listing: AnyQuery<T> | null = null;
+    const selected = (): AnyQuery<T> => (listing ??= exact ? withExactColumns(base, order) : base);
     const rows: T[] = [];
     for (const piece of seekPieces(order, after, inclusive, offset)) {
       const want = limit - rows.length;
       const kind = `seek\u0002${orderKey(order)}\u0002${piece.kind}${exact ? '\u0002x' : ''}`;
       const n = piece.values.length;
-      const build = (values: readonly unknown[]) => seekQuery(listing, order, piece.where(values.slice(0, n)), values[n] as number, values[n + 1] as number);
+      const build = (values: readonly unknown[]) => seekQuery(selected(), order, piece.where(values.slice(0, n)), values[n] as number, values[n + 1] as number);
       let got: T[];
       // The executor is known from the listing's compile: later compiles (another piece, a first
       // dialect probe) must not hide it, so the shape is derived on it directly.
