@@ -17,6 +17,16 @@ export type FinishRepresentation = (instance: unknown, ctx: FieldContext, start:
 
 export type CompiledRepresentation = (instance: unknown, ctx: FieldContext) => Record<string, unknown>;
 
+type Make = (F: readonly AnyField[], finish: FinishRepresentation, link: typeof linkTemplate, turn: typeof linkTurn, utc: typeof canonicalUtc) => CompiledRepresentation;
+
+/**
+ * Compiled makers by their source, shared by the serializers whose fields
+ * read and convert alike (each gets its own fields), so a serializer
+ * declared again is not compiled again.
+ */
+const makers = new Map<string, Make>();
+const MAX_MAKERS = 500;
+
 /** Past this many fields the generic loop is kept (the compiled source grows with the square of the count). */
 const MAX_COMPILED_FIELDS = 64;
 
@@ -52,19 +62,23 @@ export function compileRepresentation(readable: readonly ReadableField[], finish
     ...lines,
     `return { ${keys.join(', ')} };`,
   ].join('\n');
-  let make: (F: readonly AnyField[], finish: FinishRepresentation, link: typeof linkTemplate, turn: typeof linkTurn, utc: typeof canonicalUtc) => CompiledRepresentation;
-  try {
-    make = new Function(
-      'F',
-      'finish',
-      'link',
-      'turn',
-      'utc',
-      `${readable.map((_, i) => `const f${i} = F[${i}];`).join('\n')}\nreturn function representation(instance, ctx) {\n${source}\n};`,
-    ) as typeof make;
-  } catch {
-    // --disallow-code-generation-from-strings
-    return null;
+  let make = makers.get(source);
+  if (make === undefined) {
+    try {
+      make = new Function(
+        'F',
+        'finish',
+        'link',
+        'turn',
+        'utc',
+        `${readable.map((_, i) => `const f${i} = F[${i}];`).join('\n')}\nreturn function representation(instance, ctx) {\n${source}\n};`,
+      ) as Make;
+    } catch {
+      // --disallow-code-generation-from-strings
+      return null;
+    }
+    if (makers.size >= MAX_MAKERS) makers.clear();
+    makers.set(source, make);
   }
   return make(
     readable.map(([, field]) => field),

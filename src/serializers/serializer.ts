@@ -81,8 +81,13 @@ export class Serializer<S extends Shape> extends Field<InputOf<S>, OutputOf<S>> 
   /** Fields that are rendered, with the attribute path each reads. */
   private readonly readable: readonly ReadableField[];
   private readonly writable: readonly (readonly [string, AnyField])[];
-  /** `toRepresentation` compiled for `readable`, on first use; `null` when it cannot be (see `compileRepresentation`). */
+  /**
+   * `toRepresentation` compiled for `readable`, from its second call on (a
+   * serializer declared per request and used once is not compiled); `null`
+   * when it cannot be (see `compileRepresentation`).
+   */
   private compiledRepresentation: CompiledRepresentation | null | undefined = undefined;
+  private representations = 0;
 
   constructor(readonly fields: S, options: SerializerOptions = {}) {
     super(options);
@@ -161,10 +166,10 @@ export class Serializer<S extends Shape> extends Field<InputOf<S>, OutputOf<S>> 
    */
   toRepresentation(instance: unknown, ctx: FieldContext): OutputOf<S> {
     let compiled = this.compiledRepresentation;
-    if (compiled === undefined) {
+    if (compiled === undefined && ++this.representations >= 2) {
       compiled = this.compiledRepresentation = compileRepresentation(this.readable, (i, c, start, done) => this.representationFrom(i, c, start, done));
     }
-    if (compiled !== null) return compiled(instance, ctx) as OutputOf<S>;
+    if (compiled) return compiled(instance, ctx) as OutputOf<S>;
     return this.representationFrom(instance, ctx, 0, []) as OutputOf<S>;
   }
 

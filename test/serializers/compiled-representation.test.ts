@@ -321,6 +321,19 @@ describe('compiled toRepresentation', () => {
     }
   });
 
+  it('is compiled from the second call on, each serializer with its own fields', () => {
+    const [a, b] = [serializer({ id: integer(), name: string() }), serializer({ id: new Doubled(), name: new Shout() })];
+    const compiledOf = (s: unknown) => (s as { compiledRepresentation: unknown }).compiledRepresentation;
+    const ctx: FieldContext = { request: null };
+    expect(a.toRepresentation({ id: 1, name: 'x' }, ctx)).toEqual({ id: 1, name: 'x' });
+    expect(compiledOf(a)).toBeUndefined();
+    expect(a.toRepresentation({ id: 2, name: 'y' }, ctx)).toEqual({ id: 2, name: 'y' });
+    expect(typeof compiledOf(a)).toBe('function');
+    for (let i = 0; i < 2; i++) expect(b.toRepresentation({ id: 2, name: 'y' }, ctx)).toEqual({ id: 4, name: 'Y' });
+    expect(typeof compiledOf(b)).toBe('function');
+    expect(a.toRepresentation({ id: 3, name: 'z' }, ctx)).toEqual({ id: 3, name: 'z' });
+  });
+
   it('puts each key in a link template that is the URL reverse gives, request after request, origin after origin', async () => {
     const app = await createApp({ logger: false, routes, settings: { ALLOWED_HOSTS: ['*'] } });
     try {
