@@ -253,16 +253,16 @@ export class ApiRequest<Params extends object = PathParams, Data = unknown, Auth
     this.notAuthenticated();
   }
 
-  private async awaitScheme(index: number, pending: Promise<[User, unknown] | null>): Promise<void> {
-    let result: [User, unknown] | null;
-    try {
-      result = await pending;
-    } catch (err) {
-      return this.schemeFailed(err);
-    }
-    if (result !== null && result !== undefined) return this.authenticated(this.authenticators[index]!, result);
-    const rest = this.authenticateFrom(index + 1);
-    if (rest !== undefined) await rest;
+  private awaitScheme(index: number, pending: Promise<[User, unknown] | null>): Promise<void> {
+    // A scheme's own thenable is adopted first; a native promise is chained as it is.
+    const settled = pending instanceof Promise ? pending : Promise.resolve(pending);
+    return settled.then(
+      (result) => {
+        if (result !== null && result !== undefined) return this.authenticated(this.authenticators[index]!, result);
+        return this.authenticateFrom(index + 1);
+      },
+      (err: unknown) => this.schemeFailed(err),
+    );
   }
 
   private authenticated(scheme: Authentication, result: [User, unknown]): void {

@@ -200,6 +200,28 @@ export class APIView {
     const p = this.policies;
     req.authenticators = p.authenticators;
     req.parsers = p.parsers;
+    if (this.initial !== APIView.prototype.initial) return this.runAfterInitial(req);
+    let authenticating: void | Promise<void>;
+    try {
+      // initial()'s steps, so that the checks after an asynchronous authentication and the
+      // handler run in one turn.
+      this.performContentNegotiation(req);
+      this.determineVersion(req);
+      authenticating = this.performAuthentication(req);
+    } catch (err) {
+      return this.failed(req, err);
+    }
+    if (isPromise(authenticating)) {
+      return authenticating.then(
+        () => this.afterAuthentication(req),
+        (err: unknown) => this.failed(req, err),
+      );
+    }
+    return this.afterAuthentication(req);
+  }
+
+  /** An overridden `initial()`, then the handler. */
+  private runAfterInitial(req: ApiRequest): Response | Promise<Response> {
     let initial: void | Promise<void>;
     try {
       initial = this.initial(req);
@@ -208,6 +230,23 @@ export class APIView {
     }
     if (isPromise(initial)) {
       return initial.then(
+        () => this.runHandler(req),
+        (err: unknown) => this.failed(req, err),
+      );
+    }
+    return this.runHandler(req);
+  }
+
+  /** Permissions and throttles, then the handler. */
+  private afterAuthentication(req: ApiRequest): Response | Promise<Response> {
+    let checking: void | Promise<void>;
+    try {
+      checking = this.checkAccess(req);
+    } catch (err) {
+      return this.failed(req, err);
+    }
+    if (isPromise(checking)) {
+      return checking.then(
         () => this.runHandler(req),
         (err: unknown) => this.failed(req, err),
       );

@@ -343,3 +343,55 @@ describe('buildAbsoluteUri works the scheme and host out once per request', () =
     expect(res.statusCode).toBe(400);
   });
 });
+
+describe('the steps of initial() run in order, an overridden initial() as such', () => {
+  const seen: string[] = [];
+  class Steps extends APIView {
+    override authenticationClasses = [AsyncScheme];
+    override permissionClasses = [AllowAny];
+    override performContentNegotiation(req: ApiRequest, force = false) {
+      if (!force) seen.push('negotiation');
+      super.performContentNegotiation(req, force);
+    }
+    override performAuthentication(req: ApiRequest) {
+      seen.push('authentication');
+      return super.performAuthentication(req);
+    }
+    override checkPermissions(req: ApiRequest) {
+      seen.push('permissions');
+      if (req.query['deny'] === '1') throw new AuthenticationFailed('denied');
+      return super.checkPermissions(req);
+    }
+    override handleException(req: ApiRequest, err: unknown) {
+      seen.push('exception');
+      return super.handleException(req, err);
+    }
+    get(req: ApiRequest) {
+      seen.push('handler');
+      if (req.query['bug'] === '1') throw new Error('bug');
+      return { user: req.user?.username ?? null };
+    }
+  }
+  class OwnInitial extends Steps {
+    override initial(req: ApiRequest) {
+      seen.push('own initial');
+      if (req.query['stop'] === '1') throw new AuthenticationFailed('stopped');
+      return super.initial(req);
+    }
+  }
+
+  it('negotiation, authentication, permissions, handler; each error through the exception handler once', async () => {
+    app = await createApp({ logger: false, routes: [path('steps/', Steps), path('own/', OwnInitial)] });
+    const get = async (url: string) => {
+      seen.length = 0;
+      const res = await app!.inject({ url, headers: { accept: 'application/json', 'x-async': 'alice' } });
+      return [res.statusCode, [...seen]];
+    };
+    expect(await get('/steps/')).toEqual([200, ['negotiation', 'authentication', 'permissions', 'handler']]);
+    expect(await get('/steps/?deny=1')).toEqual([403, ['negotiation', 'authentication', 'permissions', 'exception']]);
+    expect(await get('/steps/?bug=1')).toEqual([500, ['negotiation', 'authentication', 'permissions', 'handler', 'exception']]);
+    expect(await get('/own/')).toEqual([200, ['own initial', 'negotiation', 'authentication', 'permissions', 'handler']]);
+    expect(await get('/own/?stop=1')).toEqual([403, ['own initial', 'exception']]);
+    expect(await get('/own/?bug=1')).toEqual([500, ['own initial', 'negotiation', 'authentication', 'permissions', 'handler', 'exception']]);
+  });
+});
