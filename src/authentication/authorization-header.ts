@@ -4,26 +4,17 @@ import { AuthenticationFailed } from '../exceptions.js';
 /** Python's `bytes.split()` separators. */
 const WHITESPACE = /[ \t\n\r\x0b\x0c]+/;
 
-/** Python's `bytes.split()` whitespace, by character code. */
-function isWhitespace(code: number): boolean {
-  return code === 0x20 || (code >= 0x09 && code <= 0x0d);
-}
+/** The whitespace of Python's `bytes.split()` other than the space. */
+const OTHER_WHITESPACE = /[\t\n\r\x0b\x0c]/;
 
 /**
  * `header.split()` as Python splits bytes. Most headers are `<keyword> <credentials>`
- * with one space: two slices, no regular expression, no array to filter.
+ * with one space: two slices, no array to filter.
  */
 function splitWords(header: string): string[] {
   const space = header.indexOf(' ');
-  if (space > 0 && space < header.length - 1) {
-    let plain = true;
-    for (let i = 0; i < header.length; i++) {
-      if (i !== space && isWhitespace(header.charCodeAt(i))) {
-        plain = false;
-        break;
-      }
-    }
-    if (plain) return [header.slice(0, space), header.slice(space + 1)];
+  if (space > 0 && space < header.length - 1 && header.indexOf(' ', space + 1) === -1 && !OTHER_WHITESPACE.test(header)) {
+    return [header.slice(0, space), header.slice(space + 1)];
   }
   return header.split(WHITESPACE).filter((part) => part !== '');
 }
