@@ -1,4 +1,4 @@
-import { CompiledQuery, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { CompiledQuery, createQueryId, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { DB } from '../db/schema.js';
 import { fromDbBoolean, fromDbTimestamp, toDbTimestamp } from '../db/schema.js';
 import { dialectOf } from '../db/dialect.js';
@@ -85,6 +85,7 @@ export class TokenStore {
   private readonly clock: () => Date;
   private cipherInstance: KeyCipher | null = null;
   private compiledLookup: CompiledQuery | null = null;
+  private lookupNode: CompiledQuery['query'] | null = null;
 
   constructor(
     private readonly db: Kysely<DB>,
@@ -141,7 +142,14 @@ export class TokenStore {
       if (compiled.parameters.length !== 1) throw new Error('The token lookup query must have exactly one parameter.');
       this.compiledLookup = compiled;
     }
-    return CompiledQuery.raw(this.compiledLookup.sql, [digest]) as CompiledQuery<LookupRow>;
+    // CompiledQuery.raw(sql, [digest]) without building and freezing the same RawNode per request.
+    this.lookupNode ??= CompiledQuery.raw(this.compiledLookup.sql).query;
+    return Object.freeze({
+      sql: this.compiledLookup.sql,
+      query: this.lookupNode,
+      parameters: Object.freeze([digest]),
+      queryId: createQueryId(),
+    }) as CompiledQuery<LookupRow>;
   }
 
   lookup(key: string): Promise<TokenLookup | null> {
