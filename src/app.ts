@@ -28,7 +28,7 @@ import { installCors } from './cors.js';
 import { checkProductionSettings, resolveSecretKey } from './secret-key.js';
 import { keepTickShape } from './utils/tick-shape.js';
 import { watchIdleConnections } from './idle-connections.js';
-import { API_REQUEST, RequestLogController } from './request-log.js';
+import { API_REQUEST, RequestLogController, requestChildLogger } from './request-log.js';
 import { registerAppForChecks, startupChecks, type MountedView, type SystemCheck } from './checks/index.js';
 
 export interface CreateAppOptions {
@@ -107,6 +107,8 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Trestle
     logger: options.logger === undefined ? defaultLogger() : options.logger,
     // Request lines that say which request: method, URL (secrets redacted), status, time, user id.
     ...(options.logger === false ? {} : { logController: new RequestLogController() }),
+    // The default logger's per-request child is made only when a line is written (LOG_LEVEL=warn: rarely).
+    ...(options.logger === undefined ? { childLoggerFactory: requestChildLogger } : {}),
     // X-Request-Id is honoured when it looks like an id; the header is checked here, not trusted.
     requestIdHeader: false,
     genReqId: (req) => {

@@ -1,4 +1,4 @@
-import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
+import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { ApiRequest } from './request.js';
 
 /** Where the route handler leaves the request's `ApiRequest`, for the log line that ends it. */
@@ -84,4 +84,107 @@ function authenticatedUserId(request: FastifyRequest): string | number | null | 
   if (!req || !req.isAuthenticationResolved) return undefined;
   const user = req.user as ApiRequest['user'] | null;
   return user?.isAuthenticated ? user.pk : undefined;
+}
+
+type ChildOptions = Parameters<FastifyBaseLogger['child']>[1];
+type LogArgs = Parameters<FastifyBaseLogger['info']>;
+
+interface PinoLike extends FastifyBaseLogger {
+  isLevelEnabled(level: string): boolean;
+}
+
+function isPinoLike(logger: FastifyBaseLogger): logger is PinoLike {
+  return typeof (logger as { isLevelEnabled?: unknown }).isLevelEnabled === 'function';
+}
+
+/**
+ * A request's logger that makes its pino child (with the `reqId` binding)
+ * only when a line is written: at LOG_LEVEL=warn most requests write none,
+ * and a child costs more than the rest of the request's logging. Lines
+ * below the app logger's level are dropped without it; the level is read
+ * at each call, so raising the app's level later takes effect at once.
+ */
+export class DeferredChildLogger {
+  readonly #parent: PinoLike;
+  readonly #bindings: Record<string, unknown>;
+  #child: FastifyBaseLogger | null = null;
+
+  constructor(parent: PinoLike, bindings: Record<string, unknown>) {
+    this.#parent = parent;
+    this.#bindings = bindings;
+  }
+
+  #made(): FastifyBaseLogger {
+    return (this.#child ??= this.#parent.child(this.#bindings));
+  }
+
+  #writes(level: string): boolean {
+    return this.#child !== null ? (this.#child as PinoLike).isLevelEnabled(level) : this.#parent.isLevelEnabled(level);
+  }
+
+  get level(): string {
+    return (this.#child ?? this.#parent).level;
+  }
+
+  set level(level: string) {
+    this.#made().level = level;
+  }
+
+  fatal(...args: LogArgs): void {
+    if (this.#writes('fatal')) this.#made().fatal(...args);
+  }
+
+  error(...args: LogArgs): void {
+    if (this.#writes('error')) this.#made().error(...args);
+  }
+
+  warn(...args: LogArgs): void {
+    if (this.#writes('warn')) this.#made().warn(...args);
+  }
+
+  info(...args: LogArgs): void {
+    if (this.#writes('info')) this.#made().info(...args);
+  }
+
+  debug(...args: LogArgs): void {
+    if (this.#writes('debug')) this.#made().debug(...args);
+  }
+
+  trace(...args: LogArgs): void {
+    if (this.#writes('trace')) this.#made().trace(...args);
+  }
+
+  silent(..._args: LogArgs): void {}
+
+  child(bindings: Record<string, unknown>, options?: ChildOptions): FastifyBaseLogger {
+    return this.#made().child(bindings, options);
+  }
+
+  isLevelEnabled(level: string): boolean {
+    return this.#writes(level);
+  }
+
+  bindings(): Record<string, unknown> {
+    return (this.#made() as unknown as { bindings(): Record<string, unknown> }).bindings();
+  }
+
+  setBindings(bindings: Record<string, unknown>): void {
+    (this.#made() as unknown as { setBindings(b: Record<string, unknown>): void }).setBindings(bindings);
+  }
+
+  flush(callback?: (err?: Error) => void): void {
+    (this.#parent as unknown as { flush(cb?: (err?: Error) => void): void }).flush(callback);
+  }
+}
+
+/**
+ * Fastify's `childLoggerFactory` for the default logger: a deferred child
+ * (see `DeferredChildLogger`) while `info` lines are off, pino's own child
+ * otherwise (every request writes its `incoming request` line then) and
+ * whenever a route sets its own log level or serializers.
+ */
+export function requestChildLogger(logger: FastifyBaseLogger, bindings: Record<string, unknown>, options: ChildOptions): FastifyBaseLogger {
+  const plain = options === undefined || Object.keys(options).length === 0;
+  if (plain && isPinoLike(logger) && !logger.isLevelEnabled('info')) return new DeferredChildLogger(logger, bindings) as unknown as FastifyBaseLogger;
+  return logger.child(bindings, options);
 }

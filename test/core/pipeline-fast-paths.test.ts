@@ -395,3 +395,50 @@ describe('the steps of initial() run in order, an overridden initial() as such',
     expect(await get('/own/?bug=1')).toEqual([500, ['own initial', 'negotiation', 'authentication', 'permissions', 'handler', 'exception']]);
   });
 });
+
+describe('the deferred request logger of the default logger', () => {
+  async function pinoInto(level: string) {
+    const { pino } = await import('pino');
+    let text = '';
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        text += chunk.toString();
+        done();
+      },
+    });
+    const logger = pino({ level }, stream);
+    const lines = async () => {
+      await new Promise((r) => setImmediate(r));
+      return text
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+    };
+    return { logger, lines };
+  }
+
+  it('writes what pino’s child writes, with the bindings, and follows the app logger’s level', async () => {
+    const { requestChildLogger, DeferredChildLogger } = await import('../../src/request-log.js');
+    const { logger, lines } = await pinoInto('warn');
+    const log = requestChildLogger(logger, { reqId: 'r1' }, {});
+    expect(log).toBeInstanceOf(DeferredChildLogger);
+    expect(log.level).toBe('warn');
+    log.info('not written');
+    log.debug('not written');
+    log.warn({ a: 1 }, 'warned');
+    log.child({ b: 2 }).error('from a child');
+    expect((log as unknown as { isLevelEnabled(l: string): boolean }).isLevelEnabled('info')).toBe(false);
+    logger.level = 'info';
+    log.info('now written');
+    expect((await lines()).map((l) => [l['level'], l['reqId'], l['a'], l['b'], l['msg']])).toEqual([
+      [40, 'r1', 1, undefined, 'warned'],
+      [50, 'r1', undefined, 2, 'from a child'],
+      [30, 'r1', undefined, undefined, 'now written'],
+    ]);
+    // At info, and with a route's own options, pino's child as before.
+    expect(requestChildLogger(logger, { reqId: 'r2' }, {})).not.toBeInstanceOf(DeferredChildLogger);
+    logger.level = 'warn';
+    expect(requestChildLogger(logger, { reqId: 'r3' }, { level: 'debug' })).not.toBeInstanceOf(DeferredChildLogger);
+  });
+});
