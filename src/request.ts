@@ -78,8 +78,10 @@ export class ApiRequest<Params extends object = PathParams, Data = unknown, Auth
   action: string | null = null;
   /** Per-request state of the view's pagination class. */
   pagination: unknown = null;
-  /** Free space for middleware-like code (sessions put their state here). */
-  readonly locals: Record<string | symbol, unknown> = {};
+  /** Free space for middleware-like code (sessions put their state here); made on first use. */
+  get locals(): Record<string | symbol, unknown> {
+    return (this._locals ??= {});
+  }
   /** Request headers this response depends on beyond the view's own (see `varyOn`). */
   vary: string[] | null = null;
 
@@ -87,7 +89,8 @@ export class ApiRequest<Params extends object = PathParams, Data = unknown, Auth
   private _user: User | null | typeof NOT_RESOLVED = NOT_RESOLVED;
   private _auth: unknown = NOT_RESOLVED;
   private _data: unknown = NOT_RESOLVED;
-  private _files: Record<string, UploadedFile> = {};
+  private _files: Record<string, UploadedFile> | null = null;
+  private _locals: Record<string | symbol, unknown> | null = null;
   private _query: Record<string, string> | null = null;
   private _queryParams: URLSearchParams | null = null;
   private _host: string | null = null;
@@ -320,7 +323,7 @@ export class ApiRequest<Params extends object = PathParams, Data = unknown, Auth
   /** Uploaded files of a multipart body. */
   get files(): Record<string, UploadedFile> {
     if (this._data === NOT_RESOLVED) this.parse();
-    return this._files;
+    return (this._files ??= {});
   }
 
   private parse(): void {
