@@ -2,7 +2,7 @@ import type { ApiRequest } from '../request.js';
 import type { APIView } from '../views/api-view.js';
 import { ImproperlyConfigured, NotFound } from '../exceptions.js';
 import { Response } from '../response.js';
-import { replaceQueryParam } from '../utils/urls.js';
+import { withParam as replaceQueryParam } from './links.js';
 import { BasePagination, warnOnce, type AppContext, type OpenAPIParameter, type Source } from './base.js';
 import { cursorKey, signCursor, verifyCursor } from './cursor-signing.js';
 import { positiveInt, PythonValueError, toSafeNumber } from './python-int.js';

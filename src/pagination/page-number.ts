@@ -2,7 +2,7 @@ import type { ApiRequest } from '../request.js';
 import type { APIView } from '../views/api-view.js';
 import { NotFound } from '../exceptions.js';
 import { Response } from '../response.js';
-import { removeQueryParam, replaceQueryParam } from '../utils/urls.js';
+import { withoutParam as removeQueryParam, withParam as replaceQueryParam } from './links.js';
 import { BasePagination, warnOnce, type AppContext, type CountStrategy, type CountStrategyView, type OpenAPIParameter, type Source } from './base.js';
 import { countWith, ESTIMATED_COUNT_THRESHOLD } from './count.js';
 import { displayedPageNumbers, pageLinks } from './html.js';
