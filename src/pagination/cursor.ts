@@ -72,6 +72,11 @@ interface Gap {
  *   override pageSize = 20;
  * }
  */
+/** Orderings whose terms a pagination keeps (`parseOrdering`). */
+const MAX_KEPT_ORDERINGS = 100;
+/** The binding text of kept (frozen) terms. */
+const orderingTexts = new WeakMap<readonly OrderTerm[], string>();
+
 export class CursorPagination<T = unknown> extends BasePagination<T, CursorState> {
   cursorQueryParam = 'cursor';
   cursorQueryDescription = 'The pagination cursor value.';
@@ -102,6 +107,7 @@ export class CursorPagination<T = unknown> extends BasePagination<T, CursorState
   /** The unique column appended to client-chosen orderings (default: see `getTieBreaker`); list it in `uniqueOrderingFields` too. */
   tieBreaker: string | null = null;
   private _implicitOrdering: OrderingFilter | null = null;
+  private readonly _terms = new Map<string, { nulls: CursorPagination['nulls']; unique: readonly string[]; terms: readonly OrderTerm[] }>();
 
   constructor(app: AppContext) {
     super(app);
@@ -207,8 +213,23 @@ export class CursorPagination<T = unknown> extends BasePagination<T, CursorState
     return this._implicitOrdering;
   }
 
+  /**
+   * The terms of an ordering. They depend only on the names, `nulls` and
+   * `uniqueOrderingFields`, so they are kept per ordering (frozen: every
+   * request of the ordering shares them) instead of parsed per request.
+   */
   protected parseOrdering(ordering: string | readonly string[]): OrderTerm[] {
     const list = typeof ordering === 'string' ? [ordering] : ordering;
+    const key = list.length === 1 ? list[0]! : list.join('\u0000');
+    const kept = this._terms.get(key);
+    if (kept !== undefined && kept.nulls === this.nulls && kept.unique === this.uniqueOrderingFields) return kept.terms as OrderTerm[];
+    const terms = Object.freeze(this.readOrdering(list).map((t) => Object.freeze(t)));
+    if (this._terms.size >= MAX_KEPT_ORDERINGS) this._terms.clear();
+    this._terms.set(key, { nulls: this.nulls, unique: this.uniqueOrderingFields, terms });
+    return terms as OrderTerm[];
+  }
+
+  private readOrdering(list: readonly string[]): OrderTerm[] {
     if (list.length === 0) throw new ImproperlyConfigured(`${this.constructor.name}.ordering must name at least one column.`);
     return list.map((term) => {
       const descending = term.startsWith('-');
@@ -348,7 +369,12 @@ export class CursorPagination<T = unknown> extends BasePagination<T, CursorState
    * signed before it (whose timestamps held milliseconds) are `Invalid cursor`.
    */
   protected binding(req: ApiRequest, terms: readonly OrderTerm[]): string {
-    const ordering = terms.map((t) => `${t.descending ? '-' : ''}${t.field}${t.nullable === false ? '' : t.nullsFirst ? ':nf' : ':nl'}`).join(',');
+    let ordering = orderingTexts.get(terms);
+    if (ordering === undefined) {
+      ordering = terms.map((t) => `${t.descending ? '-' : ''}${t.field}${t.nullable === false ? '' : t.nullsFirst ? ':nf' : ':nl'}`).join(',');
+      // Kept only for the frozen terms `parseOrdering` shares; other arrays may change.
+      if (Object.isFrozen(terms) && terms.every((t) => Object.isFrozen(t))) orderingTexts.set(terms, ordering);
+    }
     return `2|${req.path}|${ordering}`;
   }
 
