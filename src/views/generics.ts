@@ -449,10 +449,22 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
   // ----------------------------------------------------- the actions (mixins)
 
   async list(req: ApiRequest): Promise<Response> {
-    const source = await this.filterQueryset(req, await this.getQueryset(req));
+    // A step that answers at once is not awaited: each await of a plain value is a turn of the microtask queue.
+    const queryset = this.getQueryset(req);
+    const filtered = this.filterQueryset(req, isThenable(queryset) ? await queryset : queryset);
+    const source = isThenable(filtered) ? await filtered : filtered;
     const page = await this.paginateQueryset(source, req);
-    if (page !== null) return this.getPaginatedResponse(this.serializeMany(await this.loadRelatedRows(req, page), req), req);
+    if (page !== null) {
+      const rows = this.relatedRowsOf(req, page);
+      return this.getPaginatedResponse(this.serializeMany(isThenable(rows) ? await rows : rows, req), req);
+    }
     return new Response(this.serializeMany(await this.loadRelatedRows(req, await listAll(source)), req));
+  }
+
+  /** `loadRelatedRows`, without a promise when the built-in one has nothing to load (no model, no rows). */
+  private relatedRowsOf(req: ApiRequest, rows: T[]): T[] | Promise<T[]> {
+    if (this.loadRelatedRows === GenericAPIView.prototype.loadRelatedRows && (!this.model || rows.length === 0)) return rows;
+    return this.loadRelatedRows(req, rows);
   }
 
   async retrieve(req: ApiRequest): Promise<Response> {
@@ -529,4 +541,9 @@ export class RetrieveUpdateDestroyAPIView<T = any, S extends AnySerializer = Any
   put(req: ApiRequest) { return this.update(req); }
   patch(req: ApiRequest) { return this.partialUpdate(req); }
   delete(req: ApiRequest) { return this.destroy(req); }
+}
+
+/** Whether `value` is a promise or another thenable, which `await` would wait on. */
+function isThenable<V>(value: V | PromiseLike<V>): value is PromiseLike<V> {
+  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function';
 }
