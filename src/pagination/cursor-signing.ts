@@ -25,15 +25,26 @@ export function cursorKey(app: AppContext): Buffer {
 /** SHA-256's block size: HMAC pads its key to this many bytes. */
 const BLOCK = 64;
 
-/** A key's HMAC pads (RFC 2104): the key XOR 0x36 and XOR 0x5c, block-sized. */
-const padsByKey = new WeakMap<Buffer, { inner: Buffer; outer: Buffer }>();
+/**
+ * A key's HMAC pads (RFC 2104): the key XOR 0x36 and XOR 0x5c, block-sized,
+ * each at the start of a buffer reused for what is hashed after it (hashing
+ * is synchronous, so one buffer per key serves every call).
+ */
+interface Pads {
+  /** The inner pad, then room for the signed text. */
+  inner: Buffer;
+  /** The outer pad, then the inner digest. */
+  readonly outer: Buffer;
+}
 
-function padsOf(key: Buffer): { inner: Buffer; outer: Buffer } {
+const padsByKey = new WeakMap<Buffer, Pads>();
+
+function padsOf(key: Buffer): Pads {
   let pads = padsByKey.get(key);
   if (pads === undefined) {
     const block = key.length > BLOCK ? hash('sha256', key, 'buffer') : key;
-    const inner = Buffer.alloc(BLOCK, 0x36);
-    const outer = Buffer.alloc(BLOCK, 0x5c);
+    const inner = Buffer.alloc(BLOCK + 256, 0x36);
+    const outer = Buffer.alloc(BLOCK + 32, 0x5c);
     for (let i = 0; i < block.length; i++) {
       inner[i]! ^= block[i]!;
       outer[i]! ^= block[i]!;
@@ -50,11 +61,22 @@ function padsOf(key: Buffer): { inner: Buffer; outer: Buffer } {
  * one-shot hashes over the key's padded blocks. `createHmac` looks the
  * digest up in OpenSSL for every call, which cost about 4 µs per cursor in
  * the bench's profiles (three per page: the one read, next and previous).
+ * The text is written after the inner pad in place, not copied into new
+ * buffers (three allocations less per signature).
  */
 function sign(key: Buffer, binding: string, payload: string): Buffer {
-  const { inner, outer } = padsOf(key);
-  const innerHash = hash('sha256', Buffer.concat([inner, Buffer.from(`${binding}\u0000${payload}`, 'utf8')]), 'buffer');
-  return hash('sha256', Buffer.concat([outer, innerHash]), 'buffer');
+  const pads = padsOf(key);
+  const text = `${binding}\u0000${payload}`;
+  // At most three UTF-8 bytes per UTF-16 unit.
+  if (BLOCK + text.length * 3 > pads.inner.length) {
+    const grown = Buffer.alloc(BLOCK + text.length * 3);
+    pads.inner.copy(grown, 0, 0, BLOCK);
+    pads.inner = grown;
+  }
+  const written = pads.inner.write(text, BLOCK, 'utf8');
+  const innerHash = hash('sha256', pads.inner.subarray(0, BLOCK + written), 'buffer');
+  innerHash.copy(pads.outer, BLOCK);
+  return hash('sha256', pads.outer, 'buffer');
 }
 
 /** `payload` (any JSON value) as a signed, URL-safe token bound to `binding`. */

@@ -26,6 +26,14 @@ describe('cursor signatures', () => {
     );
   });
 
+  it('equal createHmac with one key over texts longer and shorter than the last', () => {
+    const key = Buffer.alloc(32, 9);
+    for (const size of [10, 2000, 3, 300, 0, 5000, 40]) {
+      const payload = { p: ['é€'.repeat(size), size] };
+      expect(signCursor(key, '2|/items/|-created:nf,-id', payload)).toBe(expectedToken(key, '2|/items/|-created:nf,-id', payload));
+    }
+  });
+
   it('refuse another key, another binding and any edited character', () => {
     const key = Buffer.alloc(32, 7);
     const token = signCursor(key, '/items/|-created,id', { p: ['2024-01-01T00:00:00.000Z', 5] });
