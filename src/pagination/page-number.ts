@@ -131,6 +131,11 @@ export class PageNumberPagination<T = unknown> extends BasePagination<T, PageNum
 
   /** Django's `Paginator.validate_number`. */
   protected validateNumber(raw: string, numPages: number): number {
+    if (PLAIN_NUMBER.test(raw)) {
+      // Exact as a number: no bigint needed to accept it (a refusal still goes below, for its message).
+      const plain = Number(raw);
+      if (plain >= 1 && plain <= numPages) return plain;
+    }
     let n: bigint;
     try {
       n = pythonInt(raw);
@@ -205,8 +210,15 @@ export class PageNumberPagination<T = unknown> extends BasePagination<T, PageNum
   }
 }
 
+/** ASCII digits few enough to be exact as a number, which Python's `int()` reads as the same value. */
+const PLAIN_NUMBER = /^[0-9]{1,15}$/;
+
 /** The page `raw` names when `validateNumber` could accept it (a whole number ≥ 1 whose offset is a safe integer), else `null`. */
 function askedNumber(raw: string, pageSize: number): number | null {
+  if (PLAIN_NUMBER.test(raw)) {
+    const plain = Number(raw);
+    return plain >= 1 && plain <= Math.floor(Number.MAX_SAFE_INTEGER / pageSize) ? plain : null;
+  }
   let n: bigint;
   try {
     n = pythonInt(raw);
