@@ -42,6 +42,26 @@ export function parseMediaType(text: string): MediaType {
   return { raw, type, subtype, params, precedence };
 }
 
+const parsedTypes = new Map<string, MediaType>();
+const MAX_PARSED_TYPES = 256;
+
+/**
+ * `parseMediaType`, remembered per text (at most 256 texts, then started
+ * afresh): a parser's type and a request's `Content-Type` are the same few
+ * strings request after request. The result is frozen, its `params` too.
+ */
+export function parsedMediaType(text: string): MediaType {
+  let found = parsedTypes.get(text);
+  if (found === undefined) {
+    const parsed = parseMediaType(text);
+    Object.freeze(parsed.params);
+    found = Object.freeze(parsed);
+    if (parsedTypes.size >= MAX_PARSED_TYPES) parsedTypes.clear();
+    parsedTypes.set(text, found);
+  }
+  return found;
+}
+
 /**
  * True when `lhs` (what the server offers: a renderer's or parser's type)
  * satisfies `rhs` (what the client sent). Parameters of `lhs` other than `q`

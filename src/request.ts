@@ -8,7 +8,7 @@ import type { User } from './users/user.js';
 import type { RouteMatch } from './routing/types.js';
 import type { ForwardedHeaders, HostValidator, ProxyTrust } from './hosts.js';
 import { ApiError, UnsupportedMediaType, WrappedAttributeError } from './exceptions.js';
-import { mediaTypeMatches, parseMediaType, type MediaType } from './media-types.js';
+import { mediaTypeMatches, parsedMediaType, type MediaType } from './media-types.js';
 import { MultipartBody } from './parsers/multipart-stream.js';
 import { isStreamedMultipartParser } from './parsers/base.js';
 import { parseCookies } from './cookies.js';
@@ -335,8 +335,8 @@ export class ApiRequest<Params extends object = PathParams, Data = unknown, Auth
       return;
     }
     const contentType = this.contentType;
-    const mediaType = parseMediaType(contentType);
-    const parser = this.parsers.find((p) => mediaTypeMatches(parseMediaType(p.mediaType), mediaType));
+    const mediaType = parsedMediaType(contentType);
+    const parser = this.parsers.find((p) => mediaTypeMatches(parsedMediaType(p.mediaType), mediaType));
     if (!parser) {
       // Keep DRF's behaviour of an empty data set after a failed parse.
       this._data = {};
@@ -355,8 +355,8 @@ export class ApiRequest<Params extends object = PathParams, Data = unknown, Auth
 
   /** A multipart body already read by busboy (fields and files, no bytes). */
   private parseStreamed(body: MultipartBody): void {
-    const mediaType = parseMediaType(this.contentType);
-    const parser = this.parsers.find((p) => mediaTypeMatches(parseMediaType(p.mediaType), mediaType));
+    const mediaType = parsedMediaType(this.contentType);
+    const parser = this.parsers.find((p) => mediaTypeMatches(parsedMediaType(p.mediaType), mediaType));
     this._data = {};
     this._files = {};
     if (!parser || !isStreamedMultipartParser(parser)) throw new UnsupportedMediaType(this.contentType);

@@ -166,15 +166,25 @@ export class Model<Name extends string = string, F extends FieldMap = FieldMap, 
    */
   insertValues(values: InsertOf<F>): Insertable<TableOf<F>> {
     const out: Record<string, unknown> = { ...(values as Record<string, unknown>) };
-    for (const [name, f] of Object.entries(this.fields)) {
-      if (!f.hasColumn) continue;
-      const column = f.columnName(name);
+    for (const [column, fallback] of (this.insertFills ??= this.findInsertFills())) {
       if (out[column] !== undefined) continue;
-      const fallback = f.options.default;
-      if (typeof fallback === 'function') out[column] = (fallback as () => unknown)();
-      else if (f.kind === 'datetime' && (f.options['autoNow'] === true || f.options['autoNowAdd'] === true)) out[column] = new Date().toISOString();
+      out[column] = fallback === null ? new Date().toISOString() : fallback();
     }
     return out as Insertable<TableOf<F>>;
+  }
+
+  /** The columns `insertValues` fills when omitted, in field order, each with its callable default (`null`: now, for `autoNow`/`autoNowAdd`); found once. */
+  private insertFills: ReadonlyArray<readonly [string, (() => unknown) | null]> | undefined;
+
+  private findInsertFills(): ReadonlyArray<readonly [string, (() => unknown) | null]> {
+    const fills: Array<readonly [string, (() => unknown) | null]> = [];
+    for (const [name, f] of Object.entries(this.fields)) {
+      if (!f.hasColumn) continue;
+      const fallback = f.options.default;
+      if (typeof fallback === 'function') fills.push([f.columnName(name), fallback as () => unknown]);
+      else if (f.kind === 'datetime' && (f.options['autoNow'] === true || f.options['autoNowAdd'] === true)) fills.push([f.columnName(name), null]);
+    }
+    return fills;
   }
 
   /** The changes to write: `values` with `autoNow` fields set to now, as Django's `save()` does. */

@@ -1,3 +1,5 @@
+import { isUtf8 } from 'node:buffer';
+
 /**
  * Body decoding as Django does it: a `charset` parameter that Python's
  * `codecs.lookup()` knows is the request's encoding; an unknown one is
@@ -162,6 +164,9 @@ function decodeWith(label: string, body: Buffer, pythonName: string): string {
  * left undecoded (the reader waits for more bytes that never come).
  */
 function decodeUtf8(body: Buffer): string {
+  // Well-formed UTF-8 (nearly every body) is checked natively; the scan below
+  // only has to find where and how a body that is not goes wrong.
+  if (isUtf8(body)) return body.toString('utf8');
   let i = 0;
   while (i < body.length) {
     const b = body[i]!;

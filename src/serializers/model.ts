@@ -187,9 +187,7 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
     this.refuseNestedWrites('create', data);
     const values = this.model.insertValues(this.columnValues(data) as never) as Record<string, unknown>;
     // Django's save() gives an omitted string field with no default its empty string (Field.get_default()).
-    for (const [name, f] of Object.entries(this.model.fields)) {
-      if (CHAR_KINDS.has(f.kind) && !f.null && f.options.default === undefined && !f.primaryKey && values[name] === undefined) values[name] = '';
-    }
+    for (const name of (this.emptyStringFields ??= this.findEmptyStringFields())) if (values[name] === undefined) values[name] = '';
     const row = await insertReturningAll(db, this.model.tableName, storable(values));
     await this.writeToMany(db, row, data);
     await this.loadRelated(db, [row]);
@@ -331,6 +329,17 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
       out[plan.column] = plan.relatedKey === null ? value : relatedKey(value, plan.relatedKey);
     }
     return out;
+  }
+
+  /** The model's string fields an insert gives `''` when omitted (no null, no default, not the key), in field order; found once. */
+  private emptyStringFields: readonly string[] | undefined;
+
+  private findEmptyStringFields(): readonly string[] {
+    const names: string[] = [];
+    for (const [name, f] of Object.entries(this.model.fields)) {
+      if (CHAR_KINDS.has(f.kind) && !f.null && f.options.default === undefined && !f.primaryKey) names.push(name);
+    }
+    return names;
   }
 
   /** Per name of validated data, what `columnValues` writes (worked out once): `null` when no field of the model takes it. */
