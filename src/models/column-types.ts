@@ -67,3 +67,23 @@ export function storedDefault(f: ModelField, value: unknown, dialect: DialectNam
   if (value instanceof Date) return f.kind === 'datetime' ? value.toISOString() : value.toISOString().slice(0, 10);
   return value;
 }
+
+let isoSecond = Number.NaN;
+let isoPrefix = '';
+
+/**
+ * `new Date(ms).toISOString()` for the time now and later (the text up to
+ * the second is made once per second and reused): what `autoNow` and
+ * `autoNowAdd` store.
+ */
+export function isoTime(ms: number = Date.now()): string {
+  const second = Math.floor(ms / 1000);
+  if (second !== isoSecond) {
+    const text = new Date(second * 1000).toISOString();
+    if (text.length !== 24) return new Date(ms).toISOString(); // a year outside 0000-9999
+    isoPrefix = text.slice(0, 20);
+    isoSecond = second;
+  }
+  const milli = ms - second * 1000;
+  return `${isoPrefix}${milli < 10 ? '00' : milli < 100 ? '0' : ''}${milli}Z`;
+}

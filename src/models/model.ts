@@ -1,5 +1,6 @@
 import type { ColumnType, Insertable, Selectable, Updateable } from 'kysely';
 import { ModelField, field, ManyToManyField, RelationField, defaultModelName, type AutoField, type ModelNameOfTable, type RelationTarget } from './fields.js';
+import { isoTime } from './column-types.js';
 
 /** An index from `meta.indexes` (Django's `models.Index(fields=…, name=…)`). */
 export interface IndexDeclaration {
@@ -168,7 +169,7 @@ export class Model<Name extends string = string, F extends FieldMap = FieldMap, 
     const out: Record<string, unknown> = { ...(values as Record<string, unknown>) };
     for (const [column, fallback] of (this.insertFills ??= this.findInsertFills())) {
       if (out[column] !== undefined) continue;
-      out[column] = fallback === null ? new Date().toISOString() : fallback();
+      out[column] = fallback === null ? isoTime() : fallback();
     }
     return out as Insertable<TableOf<F>>;
   }
@@ -191,7 +192,7 @@ export class Model<Name extends string = string, F extends FieldMap = FieldMap, 
   updateValues(values: Updateable<TableOf<F>>): Updateable<TableOf<F>> {
     const out: Record<string, unknown> = { ...(values as Record<string, unknown>) };
     for (const [name, f] of Object.entries(this.fields)) {
-      if (f.kind === 'datetime' && f.options['autoNow'] === true && out[name] === undefined) out[name] = new Date().toISOString();
+      if (f.kind === 'datetime' && f.options['autoNow'] === true && out[name] === undefined) out[name] = isoTime();
     }
     return out as Updateable<TableOf<F>>;
   }

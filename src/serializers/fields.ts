@@ -78,11 +78,14 @@ export class CharField extends Field<string, string> {
   /** DRF's validators of the field, all run, every message kept. */
   protected check(s: string): string[] {
     const errors: string[] = [];
-    const length = codePoints(s);
+    // Without any surrogate (nearly every string) the length in code points is
+    // the length, and no lone surrogate needs looking for.
+    const surrogates = ANY_SURROGATE.test(s);
+    const length = surrogates ? codePoints(s) : s.length;
     if (this.maxLength !== undefined && length > this.maxLength) errors.push(this.message('max_length', { max_length: this.maxLength }));
     if (this.minLength !== undefined && length < this.minLength) errors.push(this.message('min_length', { min_length: this.minLength }));
     if (s.includes('\u0000')) errors.push(this.message('null_characters'));
-    const surrogate = /[\uD800-\uDFFF]/.exec(s.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, ''));
+    const surrogate = surrogates ? ANY_SURROGATE.exec(s.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, '')) : null;
     if (surrogate) {
       errors.push(this.message('surrogate_characters', { code_point: surrogate[0].charCodeAt(0).toString(16).toUpperCase() }));
     }
@@ -108,6 +111,9 @@ export class CharField extends Field<string, string> {
     return out;
   }
 }
+
+/** Any UTF-16 surrogate, paired or not (no `g` flag: `test` keeps no state). */
+const ANY_SURROGATE = /[\uD800-\uDFFF]/;
 
 function codePoints(s: string): number {
   let n = 0;
