@@ -189,8 +189,8 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
     // Django's save() gives an omitted string field with no default its empty string (Field.get_default()).
     for (const name of (this.emptyStringFields ??= this.findEmptyStringFields())) if (values[name] === undefined) values[name] = '';
     const row = await insertReturningAll(db, this.model.tableName, storable(values));
-    await this.writeToMany(db, row, data);
-    await this.loadRelated(db, [row]);
+    const after = this.afterWrite(db, row, data);
+    if (after !== undefined) await after;
     return row as M['$inferSelect'] & Record<string, unknown>;
   }
 
@@ -221,9 +221,20 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
     } else {
       row = (await db.updateTable(this.model.tableName).set(storable(changes)).where(pk, '=', instance[pk]).returningAll().executeTakeFirstOrThrow()) as Record<string, unknown>;
     }
-    await this.writeToMany(db, row, data);
-    await this.loadRelated(db, [row]);
+    const after = this.afterWrite(db, row, data);
+    if (after !== undefined) await after;
     return row as M['$inferSelect'] & Record<string, unknown>;
+  }
+
+  /**
+   * The many-to-many rows of `data`, then the relations `row` is rendered
+   * with; nothing to wait for when the serializer has neither (and
+   * `loadRelated` is its own).
+   */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  private afterWrite(db: Kysely<any>, row: Record<string, unknown>, data: Record<string, unknown>): Promise<void> | void {
+    if (this.toMany.length === 0 && this.nestedRelations.length === 0 && this.loadRelated === ModelSerializer.prototype.loadRelated) return;
+    return this.writeToMany(db, row, data).then(() => this.loadRelated(db, [row]));
   }
 
   /**

@@ -582,6 +582,26 @@ describe.each(testDatabases())('ModelSerializer on $name', ({ open }) => {
     });
   });
 
+  it('create and update load nested relations, and run an overridden loadRelated, after the write', async () => {
+    const created = await NestedBookSerializer.create(k, { title: 'Dune', author: 2, isbn: '9780441013593' }, { request: null });
+    expect(created['author']).toMatchObject({ id: 2, name: 'Frank Herbert' });
+    const updated = await NestedBookSerializer.update(k, created, { editor: 1 }, { request: null });
+    expect(updated['editor']).toMatchObject({ id: 1, name: 'Ursula K. Le Guin' });
+    const Plain = modelSerializer(Book, { fields: ['id', 'title', 'author', 'isbn'] });
+    const plain = await Plain.create(k, { title: 'Emma', author: 1, isbn: '9780141439587' }, { request: null });
+    expect(plain['author_id']).toBe(1);
+    expect('author' in plain).toBe(false);
+    const loaded: number[] = [];
+    const Marked = Object.assign(Object.create(Plain) as typeof Plain, {
+      loadRelated: async (_db: unknown, rows: Record<string, unknown>[]) => {
+        for (const r of rows) loaded.push(Number(r['id']));
+      },
+    });
+    const marked = await Marked.create(k, { title: 'Ubik', author: 1, isbn: '9780547572291' }, { request: null });
+    await Marked.update(k, marked, { title: 'Ubik!' }, { request: null });
+    expect(loaded).toEqual([Number(marked['id']), Number(marked['id'])]);
+  });
+
   it('writable nested data is a programming error with DRF\'s text', async () => {
     const Writable = modelSerializer(Book, { fields: ['id', 'title', 'author'], declared: { author: AuthorSerializer } });
     await expect(Writable.create(k, { title: 'X', author: { name: 'A' } }, { request: null })).rejects.toThrow(
