@@ -108,7 +108,7 @@ export class RouteRegistry {
         if (!part.converter.regex.test(raw)) ok = false;
         else params[part.name] = part.converter.toValue(raw);
         // Skip the converter's own capture groups.
-        g += new RegExp(`${part.converter.regex.source}|`).exec('')!.length - 1;
+        g += captureGroups(part.converter.regex);
       }
       if (ok) return { route, params };
     }
@@ -239,4 +239,16 @@ export function convertParams(route: CompiledRoute, raw: Record<string, string |
     }
   }
   return out;
+}
+
+const groupCounts = new WeakMap<RegExp, number>();
+
+/** How many capture groups `regex` has (counted once per regex). */
+function captureGroups(regex: RegExp): number {
+  let n = groupCounts.get(regex);
+  if (n === undefined) {
+    n = new RegExp(`${regex.source}|`).exec('')!.length - 1;
+    groupCounts.set(regex, n);
+  }
+  return n;
 }
