@@ -29,8 +29,23 @@ export interface OrderTerm {
 
 /** The same ordering walked backwards (for `previous` pages). */
 export function reverseTerms(terms: readonly OrderTerm[]): OrderTerm[] {
-  return terms.map((t) => ({ field: t.field, descending: !t.descending, nullsFirst: !t.nullsFirst, nullable: t.nullable, unique: t.unique }));
+  // Frozen terms (a pagination's kept ordering) are reversed once, and the result kept frozen too.
+  const frozen = Object.isFrozen(terms);
+  if (frozen) {
+    const kept = reversedTerms.get(terms);
+    if (kept !== undefined) return kept as OrderTerm[];
+  }
+  const reversed = terms.map((t) => ({ field: t.field, descending: !t.descending, nullsFirst: !t.nullsFirst, nullable: t.nullable, unique: t.unique }));
+  if (!frozen || !terms.every((t) => Object.isFrozen(t))) return reversed;
+  const kept = Object.freeze(reversed.map((t) => Object.freeze(t)));
+  reversedTerms.set(terms, kept);
+  return kept as OrderTerm[];
 }
+
+/** `reverseTerms` of frozen terms. */
+const reversedTerms = new WeakMap<readonly OrderTerm[], readonly OrderTerm[]>();
+/** `orderKey` of frozen terms. */
+const orderKeys = new WeakMap<readonly OrderTerm[], string>();
 
 /** The row key a term reads: `b.created` → `created`. */
 export function rowKey(field: string): string {
@@ -387,6 +402,14 @@ function orderByExpression(order: readonly OrderTerm[]): RawBuilder<unknown> {
 
 /** Everything about an ordering that its SQL depends on, as a string. */
 function orderKey(order: readonly OrderTerm[]): string {
+  const kept = orderKeys.get(order);
+  if (kept !== undefined) return kept;
+  const key = readOrderKey(order);
+  if (Object.isFrozen(order) && order.every((t) => Object.isFrozen(t))) orderKeys.set(order, key);
+  return key;
+}
+
+function readOrderKey(order: readonly OrderTerm[]): string {
   return order.map((t) => `${t.field}\u0000${t.descending ? 'd' : 'a'}${t.nullable === false ? '' : t.nullsFirst ? 'F' : 'L'}${t.unique === true ? 'u' : ''}`).join('\u0001');
 }
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, CursorPagination, type TrestleApp } from '../../src/index.js';
-import type { OrderTerm } from '../../src/pagination/source.js';
+import { reverseTerms, type OrderTerm } from '../../src/pagination/source.js';
 
 // parseOrdering keeps the terms of an ordering; what it answers must stay
 // what parsing afresh gives, also after `nulls` or `uniqueOrderingFields` change.
@@ -45,5 +45,16 @@ describe('cursor ordering terms', () => {
     expect(p.bindingOf('/a/', own)).toBe('2|/a/|-y:nl');
     expect(() => p.terms(['bad term'])).toThrow(/Invalid cursor ordering term/);
     expect(() => p.terms(['bad term'])).toThrow(/Invalid cursor ordering term/);
+  });
+
+  it('reverse as fresh terms do, kept only for frozen terms', async () => {
+    app = await createApp({ logger: false, settings: { SECRET_KEY: 'x'.repeat(50), PAGE_SIZE: 5 }, routes: [] });
+    const p = new Exposed(app.trestle);
+    const kept = p.terms(['-created', 'title', '-id']);
+    const plain = JSON.parse(JSON.stringify(kept)) as OrderTerm[];
+    expect(reverseTerms(kept)).toEqual(reverseTerms(plain));
+    expect(reverseTerms(kept)).toBe(reverseTerms(kept));
+    expect(reverseTerms(reverseTerms(kept))).toEqual(plain);
+    expect(reverseTerms(plain)).not.toBe(reverseTerms(plain));
   });
 });
