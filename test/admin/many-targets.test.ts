@@ -7,19 +7,10 @@ import { migrate } from '../../src/db/migrate.js';
 import { createModel, field, migration, model } from '../../src/models/index.js';
 import { AdminSite, adminRoutes, createApp, type TrestleApp } from '../../src/index.js';
 import { testDatabases } from '../helpers/databases.js';
-import { CookieJar, inputValue } from '../browsable/cookies.js';
+import type { CookieJar } from '../browsable/cookies.js';
+import { Label, PASSWORD, Story, Writer } from './desk.js';
+import { adminGet, adminLogin, adminPost } from './session.js';
 
-const Writer = model('desk_writer', { name: field.char({ maxLength: 100 }) });
-const Label = model('desk_label', { name: field.char({ maxLength: 50 }) });
-const Story = model('desk_story', {
-  title: field.char({ maxLength: 200 }),
-  writer: field.foreignKey(() => Writer, { onDelete: 'cascade' }),
-  year: field.integer({ null: true }),
-  published: field.date({ null: true }),
-  inPrint: field.boolean({ default: true, verboseName: 'in print' }),
-  notes: field.text({ blank: true, default: '' }),
-  labels: field.manyToMany(() => Label, { blank: true }),
-});
 // An inline of the writer's form whose label column has the thousand and more labels to choose from.
 const Credit = model('desk_credit', {
   writer: field.foreignKey(() => Writer, { onDelete: 'cascade' }),
@@ -27,8 +18,6 @@ const Credit = model('desk_credit', {
   role: field.char({ maxLength: 50 }),
 });
 
-const PASSWORD = 'correct horse battery staple';
-const FORM = 'application/x-www-form-urlencoded';
 type Db = Kysely<Record<string, Record<string, unknown>>>;
 
 describe.each(testDatabases())('relation selects past a thousand targets on $name', ({ open }) => {
@@ -38,20 +27,9 @@ describe.each(testDatabases())('relation selects past a thousand targets on $nam
   let root: CookieJar;
   let storyId: number;
 
-  const get = async (jar: CookieJar, url: string) => {
-    const res = await app.inject({ url, headers: { accept: 'text/html', cookie: jar.header() } });
-    jar.store(res.headers['set-cookie']);
-    return res;
-  };
+  const get = (jar: CookieJar, url: string) => adminGet(app, jar, url);
 
-  async function post(jar: CookieJar, url: string, fields: Record<string, string | string[]>) {
-    const token = inputValue((await get(jar, '/admin/')).body, 'csrfmiddlewaretoken');
-    const body = new URLSearchParams({ csrfmiddlewaretoken: token });
-    for (const [k, v] of Object.entries(fields)) for (const one of typeof v === 'string' ? [v] : v) body.append(k, one);
-    const res = await app.inject({ method: 'POST', url, headers: { accept: 'text/html', 'content-type': FORM, cookie: jar.header() }, payload: body.toString() });
-    jar.store(res.headers['set-cookie']);
-    return res;
-  }
+  const post = (jar: CookieJar, url: string, fields: Record<string, string | string[]>) => adminPost(app, jar, url, fields);
 
   beforeAll(async () => {
     database = await open();
@@ -71,17 +49,7 @@ describe.each(testDatabases())('relation selects past a thousand targets on $nam
     storyId = Number((await db.insertInto('desk_story').values(Story.insertValues({ title: 'Late', writer_id: 1003 }) as never).returning('id').executeTakeFirstOrThrow())['id']);
     await db.insertInto('desk_story_labels').values([{ story_id: storyId, label_id: 2 }, { story_id: storyId, label_id: 1004 }]).execute();
     await db.insertInto('desk_credit').values({ writer_id: 1003, label_id: 1004, role: 'translator' }).execute();
-    root = new CookieJar();
-    const page = await app.inject({ url: '/admin/login/', headers: { accept: 'text/html' } });
-    root.store(page.headers['set-cookie']);
-    const res = await app.inject({
-      method: 'POST',
-      url: '/admin/login/',
-      headers: { accept: 'text/html', 'content-type': FORM, cookie: root.header() },
-      payload: new URLSearchParams({ csrfmiddlewaretoken: inputValue(page.body, 'csrfmiddlewaretoken'), username: 'root', password: PASSWORD }).toString(),
-    });
-    expect(res.statusCode).toBe(302);
-    root.store(res.headers['set-cookie']);
+    root = await adminLogin(app, 'root', PASSWORD);
   });
   afterAll(async () => {
     await app?.close();

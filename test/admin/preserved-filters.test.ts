@@ -5,24 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
-import { createModel, field, migration, model } from '../../src/models/index.js';
+import { createModel, migration } from '../../src/models/index.js';
 import { AdminSite, adminRoutes, createApp, type TrestleApp } from '../../src/index.js';
 import { testDatabases } from '../helpers/databases.js';
 import { CookieJar, inputValue } from '../browsable/cookies.js';
+import { Label, PASSWORD, Story, Writer } from './desk.js';
+import { adminGet, adminLogin, adminPost } from './session.js';
 
-const Writer = model('desk_writer', { name: field.char({ maxLength: 100 }) });
-const Label = model('desk_label', { name: field.char({ maxLength: 50 }) });
-const Story = model('desk_story', {
-  title: field.char({ maxLength: 200 }),
-  writer: field.foreignKey(() => Writer, { onDelete: 'cascade' }),
-  year: field.integer({ null: true }),
-  published: field.date({ null: true }),
-  inPrint: field.boolean({ default: true, verboseName: 'in print' }),
-  notes: field.text({ blank: true, default: '' }),
-  labels: field.manyToMany(() => Label, { blank: true }),
-});
 
-const PASSWORD = 'correct horse battery staple';
 const FORM = 'application/x-www-form-urlencoded';
 type Db = Kysely<Record<string, Record<string, unknown>>>;
 
@@ -34,20 +24,9 @@ describe.each(testDatabases())('change list filters kept across pages on $name',
   let storyId: number;
   let writerId: number;
 
-  const get = async (jar: CookieJar, url: string) => {
-    const res = await app.inject({ url, headers: { accept: 'text/html', cookie: jar.header() } });
-    jar.store(res.headers['set-cookie']);
-    return res;
-  };
+  const get = (jar: CookieJar, url: string) => adminGet(app, jar, url);
 
-  async function post(jar: CookieJar, url: string, fields: Record<string, string | string[]>) {
-    const token = inputValue((await get(jar, '/admin/')).body, 'csrfmiddlewaretoken');
-    const body = new URLSearchParams({ csrfmiddlewaretoken: token });
-    for (const [k, v] of Object.entries(fields)) for (const one of typeof v === 'string' ? [v] : v) body.append(k, one);
-    const res = await app.inject({ method: 'POST', url, headers: { accept: 'text/html', 'content-type': FORM, cookie: jar.header() }, payload: body.toString() });
-    jar.store(res.headers['set-cookie']);
-    return res;
-  }
+  const post = (jar: CookieJar, url: string, fields: Record<string, string | string[]>) => adminPost(app, jar, url, fields);
 
   beforeAll(async () => {
     database = await open();
@@ -61,17 +40,7 @@ describe.each(testDatabases())('change list filters kept across pages on $name',
     await app.trestle.services.get('users').createUser({ username: 'root', password: PASSWORD, isStaff: true, isSuperuser: true });
     writerId = Number((await db.insertInto('desk_writer').values({ name: 'Ursula Le Guin' }).returning('id').executeTakeFirstOrThrow())['id']);
     storyId = Number((await db.insertInto('desk_story').values(Story.insertValues({ title: 'The Dispossessed', writer_id: writerId, year: 1974 }) as never).returning('id').executeTakeFirstOrThrow())['id']);
-    root = new CookieJar();
-    const page = await app.inject({ url: '/admin/login/', headers: { accept: 'text/html' } });
-    root.store(page.headers['set-cookie']);
-    const res = await app.inject({
-      method: 'POST',
-      url: '/admin/login/',
-      headers: { accept: 'text/html', 'content-type': FORM, cookie: root.header() },
-      payload: new URLSearchParams({ csrfmiddlewaretoken: inputValue(page.body, 'csrfmiddlewaretoken'), username: 'root', password: PASSWORD }).toString(),
-    });
-    expect(res.statusCode).toBe(302);
-    root.store(res.headers['set-cookie']);
+    root = await adminLogin(app, 'root', PASSWORD);
   });
   afterAll(async () => {
     await app?.close();

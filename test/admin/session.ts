@@ -33,3 +33,22 @@ export async function adminGet(app: Injectable, jar: CookieJar, url: string) {
   jar.store(res.headers['set-cookie'] as string[] | string | undefined);
   return res;
 }
+
+/**
+ * POST `fields` (a list value repeats its name) as a form to `url` as the
+ * jar's user, with a CSRF token read from /admin/, keeping the cookies the
+ * answer sets.
+ */
+export async function adminPost(app: Injectable, jar: CookieJar, url: string, fields: Record<string, string | string[]>) {
+  const token = inputValue((await adminGet(app, jar, '/admin/')).body, 'csrfmiddlewaretoken');
+  const body = new URLSearchParams({ csrfmiddlewaretoken: token });
+  for (const [k, v] of Object.entries(fields)) for (const one of typeof v === 'string' ? [v] : v) body.append(k, one);
+  const res = await app.inject({
+    method: 'POST',
+    url,
+    headers: { accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded', cookie: jar.header() },
+    payload: body.toString(),
+  });
+  jar.store(res.headers['set-cookie'] as string[] | string | undefined);
+  return res;
+}

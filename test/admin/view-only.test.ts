@@ -5,26 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
-import { createModel, field, migration, model } from '../../src/models/index.js';
+import { createModel, migration } from '../../src/models/index.js';
 import { AdminSite, adminRoutes, createApp, type TrestleApp } from '../../src/index.js';
 import { testDatabases } from '../helpers/databases.js';
-import { CookieJar, inputValue } from '../browsable/cookies.js';
-import { adminGet, adminLogin } from './session.js';
+import type { CookieJar } from '../browsable/cookies.js';
+import { Label, PASSWORD, Story, Writer } from './desk.js';
+import { adminGet, adminLogin, adminPost } from './session.js';
 
-const Writer = model('desk_writer', { name: field.char({ maxLength: 100 }) });
-const Label = model('desk_label', { name: field.char({ maxLength: 50 }) });
-const Story = model('desk_story', {
-  title: field.char({ maxLength: 200 }),
-  writer: field.foreignKey(() => Writer, { onDelete: 'cascade' }),
-  year: field.integer({ null: true }),
-  published: field.date({ null: true }),
-  inPrint: field.boolean({ default: true, verboseName: 'in print' }),
-  notes: field.text({ blank: true, default: '' }),
-  labels: field.manyToMany(() => Label, { blank: true }),
-});
 
-const PASSWORD = 'correct horse battery staple';
-const FORM = 'application/x-www-form-urlencoded';
 type Db = Kysely<Record<string, Record<string, unknown>>>;
 
 /** The page's main content, without the navigation (whose log-out form has a button). */
@@ -41,14 +29,7 @@ describe.each(testDatabases())('view-only admin pages on $name', ({ open }) => {
 
   const get = (jar: CookieJar, url: string) => adminGet(app, jar, url);
 
-  async function post(jar: CookieJar, url: string, fields: Record<string, string | string[]>) {
-    const token = inputValue((await get(jar, '/admin/')).body, 'csrfmiddlewaretoken');
-    const body = new URLSearchParams({ csrfmiddlewaretoken: token });
-    for (const [k, v] of Object.entries(fields)) for (const one of typeof v === 'string' ? [v] : v) body.append(k, one);
-    const res = await app.inject({ method: 'POST', url, headers: { accept: 'text/html', 'content-type': FORM, cookie: jar.header() }, payload: body.toString() });
-    jar.store(res.headers['set-cookie']);
-    return res;
-  }
+  const post = (jar: CookieJar, url: string, fields: Record<string, string | string[]>) => adminPost(app, jar, url, fields);
 
   /** Gives `username` the permissions `codenames` of the desk models, as a superuser would in the admin. */
   async function grant(userId: number, ...codenames: string[]) {
