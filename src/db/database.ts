@@ -206,12 +206,12 @@ function installDirectReads(db: Kysely<DB>, sqlite: BetterSqlite3.Database, stat
   const executor = markCompiles(db);
   const execute = executor.executeQuery.bind(executor);
   const direct = executor as { executeQuery: QueryExecutor['executeQuery'] };
+  const readers = new RowReaders(sqlite, statements);
   direct.executeQuery = <R>(compiled: CompiledQuery<R>): Promise<QueryResult<R>> => {
     if (!sqlite.inTransaction && executor.plugins.length === 0) {
       let rows: R[] | undefined;
       try {
-        const stmt = statements.prepare(compiled.sql) as unknown as BetterSqlite3.Statement;
-        if (stmt.reader) rows = stmt.all(compiled.parameters) as R[];
+        rows = readers.read(compiled.sql, compiled.parameters) as R[] | undefined;
       } catch (err) {
         return Promise.reject(err);
       }
@@ -219,6 +219,76 @@ function installDirectReads(db: Kysely<DB>, sqlite: BetterSqlite3.Database, stat
     }
     return execute(compiled);
   };
+}
+
+/**
+ * Rows of a reading statement as better-sqlite3 would answer them, made
+ * faster. better-sqlite3 builds each row object through V8's C++ API, one
+ * property at a time, with each column's name converted to a JavaScript
+ * string again for every row: a 20-row page of 6 columns took 72 µs, 37 µs
+ * when read as arrays (`raw(true)`) and made into objects by a function
+ * compiled once per statement (an object literal: one hidden class, keys in
+ * column order, a repeated name's last value, as better-sqlite3 gives).
+ *
+ * Only for SQL with no `*` in it: the names of `*`'s columns are fixed when
+ * SQLite prepares the statement, and a schema change (here or by another
+ * process) re-prepares it with other columns; an explicit column list names
+ * the same columns or fails. Other reading statements (`select *`,
+ * `RETURNING *`, a `__proto__` column) are read as objects, as before.
+ */
+class RowReaders {
+  readonly #cache = new Map<string, RowReader | null>();
+  constructor(
+    readonly sqlite: BetterSqlite3.Database,
+    readonly statements: SqliteDatabase,
+  ) {}
+
+  /** The rows of `sql`, or `undefined` when it does not read (a write goes Kysely's way). */
+  read(sql: string, parameters: readonly unknown[]): unknown[] | undefined {
+    let reader = this.#cache.get(sql);
+    if (reader === undefined) reader = this.#learn(sql);
+    if (reader !== null && !reader.stmt.busy) {
+      const rows = reader.stmt.all(parameters) as unknown[][];
+      const make = reader.make;
+      const out: unknown[] = new Array(rows.length);
+      for (let i = 0; i < rows.length; i++) out[i] = make(rows[i]!);
+      return out;
+    }
+    const stmt = this.statements.prepare(sql) as unknown as BetterSqlite3.Statement;
+    return stmt.reader ? stmt.all(parameters) : undefined;
+  }
+
+  #learn(sql: string): RowReader | null {
+    const stmt = this.statements.prepare(sql) as unknown as BetterSqlite3.Statement;
+    let reader: RowReader | null = null;
+    if (stmt.reader && !sql.includes('*')) {
+      const make = rowMaker(stmt.columns().map((c) => c.name));
+      if (make !== null) reader = { stmt: this.sqlite.prepare(sql).raw(true), make };
+    }
+    const cache = this.#cache;
+    if (cache.size >= SQLITE_STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+    cache.set(sql, reader);
+    return reader;
+  }
+}
+
+interface RowReader {
+  /** The statement in raw mode: each row an array of its columns. */
+  readonly stmt: BetterSqlite3.Statement;
+  readonly make: (values: unknown[]) => unknown;
+}
+
+/** `(values) => ({ name: values[i], … })` for these column names; `null` when an object literal cannot give what better-sqlite3 gives. */
+export function rowMaker(names: readonly string[]): ((values: unknown[]) => unknown) | null {
+  const last = new Map<string, number>();
+  for (let i = 0; i < names.length; i++) {
+    // better-sqlite3 sets `__proto__` (the prototype, for an object value); a literal key would do otherwise.
+    if (names[i] === '__proto__') return null;
+    last.set(names[i]!, i);
+  }
+  let body = '';
+  for (const [name, i] of last) body += `${JSON.stringify(name)}: v[${i}], `;
+  return new Function('v', `return { ${body}};`) as (values: unknown[]) => unknown;
 }
 
 /**
