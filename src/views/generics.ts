@@ -153,7 +153,7 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
 
   /**
    * The items this view works on. With `model`: every row of its table
-   * (`selectFrom(table).selectAll()`), ordered by the model's
+   * (`selectFrom(table).select(<the model's columns>)`), ordered by the model's
    * `meta.ordering` when it has one; an override may narrow it
    * (`super.getQueryset(req).where(…)`). Without, views must override it.
    */
@@ -183,7 +183,9 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
       // eslint-disable-next-line @typescript-eslint/no-explicit-any
       return last.query as unknown as SelectQueryBuilder<any, any, T>;
     }
-    let query = db.selectFrom(model.tableName).selectAll();
+    // Its columns by name, as Django selects them: only the model's columns, and SQL whose result columns do not
+    // change with the table (SQLite reads such rows faster, src/db/database.ts); qualified, so a join leaves them plain.
+    let query = db.selectFrom(model.tableName).select(Object.values(model.columns()).map((c) => `${model.tableName}.${c}`));
     for (const term of model.meta.ordering ?? []) {
       const desc = term.startsWith('-');
       const name = desc ? term.slice(1) : term;
