@@ -188,7 +188,7 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
     const values = this.model.insertValues(this.columnValues(data) as never) as Record<string, unknown>;
     // Django's save() gives an omitted string field with no default its empty string (Field.get_default()).
     for (const name of (this.emptyStringFields ??= this.findEmptyStringFields())) if (values[name] === undefined) values[name] = '';
-    const row = await insertReturningAll(db, this.model.tableName, storable(values));
+    const row = await insertReturningAll(db, this.model.tableName, storable(values), returnedColumns(this.model));
     const after = this.afterWrite(db, row, data);
     if (after !== undefined) await after;
     return row as M['$inferSelect'] & Record<string, unknown>;
@@ -860,8 +860,16 @@ interface InsertShape {
 const insertShapes = new WeakMap<QueryExecutor, Map<string, InsertShape | null>>();
 const MAX_INSERT_SHAPES = 500;
 
+/** The model's columns, as an INSERT returns them (by name, as Django reads a row: SQLite then reads it faster). */
+const returned = new WeakMap<AnyModel, readonly string[]>();
+function returnedColumns(model: AnyModel): readonly string[] {
+  let columns = returned.get(model);
+  if (columns === undefined) returned.set(model, (columns = Object.values(model.columns())));
+  return columns;
+}
+
 /**
- * `db.insertInto(table).values(values).returningAll().executeTakeFirstOrThrow()`,
+ * `db.insertInto(table).values(values).returning(<the model's columns>).executeTakeFirstOrThrow()`,
  * compiled once per table, columns and kind of each value (a string, a
  * number, a bigint or null: each a parameter) on the app's own executor, then
  * only bound. Kysely parsing the values and compiling the insert cost about
@@ -870,7 +878,7 @@ const MAX_INSERT_SHAPES = 500;
  * compile whose parameters are not the values in order) is built each time.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-async function insertReturningAll(db: Kysely<any>, table: string, values: Record<string, unknown>): Promise<Record<string, unknown>> {
+async function insertReturningAll(db: Kysely<any>, table: string, values: Record<string, unknown>, columns: readonly string[]): Promise<Record<string, unknown>> {
   const executor = db.getExecutor();
   let key: string | null = table;
   const parameters: unknown[] = [];
@@ -891,7 +899,7 @@ async function insertReturningAll(db: Kysely<any>, table: string, values: Record
   if (known) {
     compiled = { sql: known.sql, query: known.query, parameters, queryId: createQueryId() };
   } else {
-    compiled = db.insertInto(table).values(values).returningAll().compile();
+    compiled = db.insertInto(table).values(values).returning(columns as never).compile();
     if (key !== null && known === undefined && directExecutorOf(compiled) === executor) {
       const same = compiled.parameters.length === parameters.length && compiled.parameters.every((p, i) => p === parameters[i]);
       let map = shapes;
