@@ -211,27 +211,30 @@ function learn(listing: CompiledQuery, values: readonly unknown[], build: (value
   return { sql: compiled.sql, node: compiled.query, slots };
 }
 
-/** `allRowsOf`'s builders, per database and table. */
+/** `allRowsOf`'s builders, per database and table (and columns). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const allRows = new WeakMap<Kysely<any>, Map<string, SelectQueryBuilder<any, any, any>>>();
 
 /**
- * `db.selectFrom(table).selectAll()`, the same builder each time on the
- * app's own executor, declared reused (`markReused`): a related field's
+ * `db.selectFrom(table).selectAll()` — or, given a model's `columns`, those
+ * columns by name, as Django reads a row — the same builder each time on
+ * the app's own executor, declared reused (`markReused`): a related field's
  * queryset, looked up by key on every write that names a row, is then
  * compiled once per key column. A database with plug-ins or a transaction
  * gets a new builder each time.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function allRowsOf(db: Kysely<any>, table: string): SelectQueryBuilder<any, any, any> {
-  if (!isOwnExecutor(db.getExecutor())) return db.selectFrom(table).selectAll();
+export function allRowsOf(db: Kysely<any>, table: string, columns?: readonly string[]): SelectQueryBuilder<any, any, any> {
+  const build = () => (columns === undefined ? db.selectFrom(table).selectAll() : db.selectFrom(table).select(columns.map((c) => `${table}.${c}`)));
+  if (!isOwnExecutor(db.getExecutor())) return build();
   let byTable = allRows.get(db);
   if (byTable === undefined) allRows.set(db, (byTable = new Map()));
-  let qb = byTable.get(table);
+  const key = columns === undefined ? table : `${table}\u0000${columns.join('\u0000')}`;
+  let qb = byTable.get(key);
   if (qb === undefined) {
-    qb = db.selectFrom(table).selectAll();
+    qb = build();
     markReused(qb);
-    byTable.set(table, qb);
+    byTable.set(key, qb);
   }
   return qb;
 }

@@ -726,14 +726,21 @@ function targetOf(model: AnyModel, mf: RelationField | ManyToManyField): Relatio
   return mf.targetModel() ?? { tableName: mf.targetTable(model.tableName), primaryKey: 'id', fields: {} };
 }
 
+/** A related field's queryset: every row of `target`, its columns by name when it is a declared model. */
+function relatedRows(target: ReturnType<typeof targetOf>): (req: ApiRequest) => ReturnType<typeof allRowsOf> {
+  const table = target.tableName;
+  const columns = 'columns' in target && typeof target.columns === 'function' ? Object.values((target as AnyModel).columns()) : undefined;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  return (req: ApiRequest) => allRowsOf(req.app.services.get('db') as Kysely<any>, table, columns);
+}
+
 /** DRF's `build_relational_field` with `get_relation_kwargs`: the key of the target, or its link with `hyperlinked`. */
 function relationalField(model: AnyModel, name: string, mf: RelationField, options: ModelSerializerOptions, extra: ExtraKwargs): AnyField {
   const target = targetOf(model, mf);
-  const table = target.tableName;
   const kwargs: Record<string, unknown> = {
     label: capfirst(verboseNameOf(name, mf)),
     source: mf.columnName(name),
-    queryset: (req: ApiRequest) => allRowsOf(req.app.services.get('db') as Kysely<any>, table),
+    queryset: relatedRows(target),
   };
   if (mf.options.helpText) kwargs['helpText'] = mf.options.helpText;
   if (mf.null) kwargs['allowNull'] = true;
@@ -812,7 +819,6 @@ class NestedManyField extends Field<never, unknown[]> {
 /** DRF's `build_relational_field` for a many-to-many field: a list of keys (or links); read-only through a model of its own. */
 function manyRelatedField(model: AnyModel, name: string, mf: ManyToManyField, options: ModelSerializerOptions, extra: ExtraKwargs): AnyField {
   const target = targetOf(model, mf);
-  const table = target.tableName;
   const kwargs: Record<string, unknown> = { label: capfirst(verboseNameOf(name, mf)), source: name };
   if (mf.options.helpText) kwargs['helpText'] = mf.options.helpText;
   if (!mf.autoCreated) kwargs['readOnly'] = true;
@@ -822,7 +828,7 @@ function manyRelatedField(model: AnyModel, name: string, mf: ManyToManyField, op
   }
   const opts = includeExtra(kwargs, extra);
   const readOnly = opts['readOnly'] === true;
-  const queryset = readOnly ? undefined : (req: ApiRequest) => allRowsOf(req.app.services.get('db') as Kysely<any>, table);
+  const queryset = readOnly ? undefined : relatedRows(target);
   const child = options.hyperlinked
     ? new HyperlinkedRelatedField({ queryset, readOnly, viewName: `${modelNameOf(target)}-detail`, lookupField: target.primaryKey } as never)
     : new PrimaryKeyRelatedField({ queryset, readOnly, pkAttribute: target.primaryKey, pkField: keyField(target) } as never);
