@@ -211,9 +211,9 @@ function learn(listing: CompiledQuery, values: readonly unknown[], build: (value
   return { sql: compiled.sql, node: compiled.query, slots };
 }
 
-/** `allRowsOf`'s builders, per database and table (and columns). */
+/** `allRowsOf`'s builders, per database and table (or the very list of columns asked for). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-const allRows = new WeakMap<Kysely<any>, Map<string, SelectQueryBuilder<any, any, any>>>();
+const allRows = new WeakMap<Kysely<any>, Map<string | readonly string[], SelectQueryBuilder<any, any, any>>>();
 
 /**
  * `db.selectFrom(table).selectAll()` — or, given a model's `columns`, those
@@ -229,7 +229,8 @@ export function allRowsOf(db: Kysely<any>, table: string, columns?: readonly str
   if (!isOwnExecutor(db.getExecutor())) return build();
   let byTable = allRows.get(db);
   if (byTable === undefined) allRows.set(db, (byTable = new Map()));
-  const key = columns === undefined ? table : `${table}\u0000${columns.join('\u0000')}`;
+  // Kept per table, or per list of columns (the caller keeps its list: no key is built per request).
+  const key = columns ?? table;
   let qb = byTable.get(key);
   if (qb === undefined) {
     qb = build();
