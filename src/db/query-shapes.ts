@@ -211,6 +211,16 @@ function learn(listing: CompiledQuery, values: readonly unknown[], build: (value
   return { sql: compiled.sql, node: compiled.query, slots };
 }
 
+/**
+ * `db.selectFrom(table)` selecting `columns` by name, qualified by the table
+ * (a join added later leaves them unambiguous); SQL without `*`, whose rows
+ * SQLite reads faster (src/db/database.ts).
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function selectColumns(db: Kysely<any>, table: string, columns: readonly string[]): SelectQueryBuilder<any, any, any> {
+  return db.selectFrom(table).select(columns.map((c) => `${table}.${c}`));
+}
+
 /** `allRowsOf`'s builders, per database and table (or the very list of columns asked for). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const allRows = new WeakMap<Kysely<any>, Map<string | readonly string[], SelectQueryBuilder<any, any, any>>>();
@@ -225,7 +235,7 @@ const allRows = new WeakMap<Kysely<any>, Map<string | readonly string[], SelectQ
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function allRowsOf(db: Kysely<any>, table: string, columns?: readonly string[]): SelectQueryBuilder<any, any, any> {
-  const build = () => (columns === undefined ? db.selectFrom(table).selectAll() : db.selectFrom(table).select(columns.map((c) => `${table}.${c}`)));
+  const build = () => (columns === undefined ? db.selectFrom(table).selectAll() : selectColumns(db, table, columns));
   if (!isOwnExecutor(db.getExecutor())) return build();
   let byTable = allRows.get(db);
   if (byTable === undefined) allRows.set(db, (byTable = new Map()));

@@ -154,6 +154,12 @@ export class Model<Name extends string = string, F extends FieldMap = FieldMap, 
     return Object.fromEntries(Object.entries(this.fields).filter(([, f]) => f.hasColumn).map(([name, f]) => [name, f.columnName(name)]));
   }
 
+  /** The columns of `columns()` in field order, found once: what a query that reads a whole row selects by name. */
+  columnNames(): readonly string[] {
+    return (this.columnNameList ??= Object.freeze(Object.values(this.columns())));
+  }
+  private columnNameList: readonly string[] | undefined;
+
   /** The `manyToMany` fields, by name. */
   manyToMany(): Record<string, ManyToManyField> {
     return Object.fromEntries(Object.entries(this.fields).filter((e): e is [string, ManyToManyField] => e[1] instanceof ManyToManyField));

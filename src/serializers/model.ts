@@ -188,7 +188,7 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
     const values = this.model.insertValues(this.columnValues(data) as never) as Record<string, unknown>;
     // Django's save() gives an omitted string field with no default its empty string (Field.get_default()).
     for (const name of (this.emptyStringFields ??= this.findEmptyStringFields())) if (values[name] === undefined) values[name] = '';
-    const row = await insertReturningAll(db, this.model.tableName, storable(values), returnedColumns(this.model));
+    const row = await insertReturningAll(db, this.model.tableName, storable(values), this.model.columnNames());
     const after = this.afterWrite(db, row, data);
     if (after !== undefined) await after;
     return row as M['$inferSelect'] & Record<string, unknown>;
@@ -729,7 +729,7 @@ function targetOf(model: AnyModel, mf: RelationField | ManyToManyField): Relatio
 /** A related field's queryset: every row of `target`, its columns by name when it is a declared model. */
 function relatedRows(target: ReturnType<typeof targetOf>): (req: ApiRequest) => ReturnType<typeof allRowsOf> {
   const table = target.tableName;
-  const columns = 'columns' in target && typeof target.columns === 'function' ? Object.values((target as AnyModel).columns()) : undefined;
+  const columns = 'columnNames' in target && typeof target.columnNames === 'function' ? (target as AnyModel).columnNames() : undefined;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   return (req: ApiRequest) => allRowsOf(req.app.services.get('db') as Kysely<any>, table, columns);
 }
@@ -865,14 +865,6 @@ interface InsertShape {
 /** Per executor: insert shapes by table, columns and each value's kind; `null` when the insert is built each time. */
 const insertShapes = new WeakMap<QueryExecutor, Map<string, InsertShape | null>>();
 const MAX_INSERT_SHAPES = 500;
-
-/** The model's columns, as an INSERT returns them (by name, as Django reads a row: SQLite then reads it faster). */
-const returned = new WeakMap<AnyModel, readonly string[]>();
-function returnedColumns(model: AnyModel): readonly string[] {
-  let columns = returned.get(model);
-  if (columns === undefined) returned.set(model, (columns = Object.values(model.columns())));
-  return columns;
-}
 
 /**
  * `db.insertInto(table).values(values).returning(<the model's columns>).executeTakeFirstOrThrow()`,

@@ -12,7 +12,7 @@ import type { Kysely, SelectQueryBuilder } from 'kysely';
 import type { AnyModel } from '../models/model.js';
 import { isModelSaving, type ModelSaving } from '../models/saving.js';
 import { loadRelated } from '../models/related.js';
-import { markReused } from '../db/query-shapes.js';
+import { markReused, selectColumns } from '../db/query-shapes.js';
 import { isOwnExecutor } from '../db/direct.js';
 
 /** What `serialize` receives: the request (for `reverse`) and the view. */
@@ -183,9 +183,8 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
       // eslint-disable-next-line @typescript-eslint/no-explicit-any
       return last.query as unknown as SelectQueryBuilder<any, any, T>;
     }
-    // Its columns by name, as Django selects them: only the model's columns, and SQL whose result columns do not
-    // change with the table (SQLite reads such rows faster, src/db/database.ts); qualified, so a join leaves them plain.
-    let query = db.selectFrom(model.tableName).select(Object.values(model.columns()).map((c) => `${model.tableName}.${c}`));
+    // Its columns by name, as Django selects them: only the model's columns (selectColumns says why).
+    let query = selectColumns(db, model.tableName, model.columnNames());
     for (const term of model.meta.ordering ?? []) {
       const desc = term.startsWith('-');
       const name = desc ? term.slice(1) : term;
