@@ -7,8 +7,24 @@
 import { AliasNode, CompiledQuery, IdentifierNode, RawNode, SelectionNode, SelectQueryNode, sql, type Expression, type KyselyPlugin, type QueryExecutor, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Source } from './base.js';
 import { directExecutorOf, executeTogetherOn, hasDirectExecutors } from '../db/direct.js';
-import { deriveFrom, deriveOn, listingOf, ownCompile, type Derived, type Listing } from '../db/query-shapes.js';
+import { deriveFrom, isReused, listingOf, markReused, ownCompile, type Derived, type Listing } from '../db/query-shapes.js';
 import { EXACT_POSITION, EXACT_POSITION_PREFIX } from '../db/pg-query.js';
+
+/**
+ * `qb.clearOrderBy()`, kept with a reused builder (and itself reused), so a
+ * cursor page's listing is compiled once per builder rather than per request.
+ */
+function unorderedOf<T>(qb: AnyQuery<T>): AnyQuery<T> {
+  if (!isReused(qb)) return qb.clearOrderBy();
+  let unordered = unorderedOfReused.get(qb) as AnyQuery<T> | undefined;
+  if (unordered === undefined) {
+    unordered = qb.clearOrderBy();
+    markReused(unordered);
+    unorderedOfReused.set(qb, unordered);
+  }
+  return unordered;
+}
+const unorderedOfReused = new WeakMap<object, object>();
 
 /** One column of an ordering, as the client sees the listing. */
 export interface OrderTerm {
@@ -321,9 +337,10 @@ class QuerySource<T> implements PageSource<T> {
    * PostgreSQL each row also brings its ordering columns as text.
    */
   async seek(order: readonly OrderTerm[], after: readonly unknown[] | null, offset: number, limit: number, _reversed = false, inclusive = false): Promise<T[]> {
-    const base = this.qb.clearOrderBy();
-    const compiled = hasDirectExecutors() ? base.compile() : null;
-    const executor = compiled === null ? null : directExecutorOf(compiled);
+    const base = unorderedOf(this.qb);
+    // Compiled once for a reused builder (kept with it), else now; `null` off the app's own executor.
+    const kept = listingOf(base);
+    const executor = kept === null ? null : kept.executor;
     const exact = needsExact(order) && (executor !== null ? executorIsPostgres(executor, base) : isPostgres(base));
     // Built only when a shape is learnt or cannot be derived: a derived page needs only the compile above.
     let listing: AnyQuery<T> | null = null;
@@ -337,7 +354,7 @@ class QuerySource<T> implements PageSource<T> {
       let got: T[];
       // The executor is known from the listing's compile: later compiles (another piece, a first
       // dialect probe) must not hide it, so the shape is derived on it directly.
-      const derived = compiled !== null && executor !== null ? deriveOn(executor, compiled, kind, [...piece.values, want, offset], (v) => ownCompile(executor, build(v).compile())) : null;
+      const derived = kept !== null && executor !== null ? deriveFrom(kept, kind, [...piece.values, want, offset], (v) => ownCompile(executor, build(v).compile())) : null;
       if (derived !== null) got = (await derived.executor.executeQuery(derived.query)).rows;
       else got = (await build([...piece.values, want, offset]).execute()) as T[];
       for (const row of got) rows.push(exact ? takeExact(row, order) : row);

@@ -354,12 +354,29 @@ export class APIView {
     }
   }
 
-  /** Generic views call this from `getObject`. */
-  async checkObjectPermissions(req: ApiRequest, obj: unknown): Promise<void> {
-    for (const permission of this.policies.permissions) {
-      if (permission.hasObjectPermission && !(await permission.hasObjectPermission(req, this, obj))) {
-        this.permissionDenied(req, permission.message, permission.code);
-      }
+  /**
+   * Generic views call this from `getObject`: each permission's
+   * `hasObjectPermission` in turn; a promise only once one answers with one
+   * (as `checkPermissions`).
+   */
+  checkObjectPermissions(req: ApiRequest, obj: unknown): void | Promise<void> {
+    const permissions = this.policies.permissions;
+    for (let i = 0; i < permissions.length; i++) {
+      const permission = permissions[i]!;
+      if (!permission.hasObjectPermission) continue;
+      const allowed = permission.hasObjectPermission(req, this, obj);
+      if (isPromise(allowed)) return this.checkObjectPermissionsFrom(req, obj, i, allowed);
+      if (!allowed) this.permissionDenied(req, permission.message, permission.code);
+    }
+  }
+
+  private async checkObjectPermissionsFrom(req: ApiRequest, obj: unknown, start: number, pending: Promise<boolean>): Promise<void> {
+    const permissions = this.policies.permissions;
+    for (let i = start; i < permissions.length; i++) {
+      const permission = permissions[i]!;
+      if (!permission.hasObjectPermission) continue;
+      const allowed = i === start ? await pending : await permission.hasObjectPermission(req, this, obj);
+      if (!allowed) this.permissionDenied(req, permission.message, permission.code);
     }
   }
 

@@ -6,7 +6,7 @@ import { Response } from '../response.js';
 import { APIView } from './api-view.js';
 import type { InputOf, Serializer, Shape } from '../serializers/serializer.js';
 import type { FilterBackend, FilterBackendClass } from '../filters/base.js';
-import { findOne, listAll } from './source.js';
+import { findOne, isQueryBuilder, listAll } from './source.js';
 import { converters, type PathConverter } from '../routing/converters.js';
 import type { Kysely, SelectQueryBuilder } from 'kysely';
 import type { AnyModel } from '../models/model.js';
@@ -55,6 +55,20 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
    * statement: `ModelSaving.writesOneStatement`).
    */
   model?: AnyModel;
+  /**
+   * The items of a view without a model, declared once: DRF's
+   * `queryset = Item.objects.order_by('id')`. A function of the app's
+   * database (the `db` service) answering a Kysely select builder; the
+   * default `getQueryset` calls it once per database and hands every
+   * request the same builder (Kysely builders are immutable), so its SQL,
+   * and each page, count and lookup derived from it, are compiled once.
+   * A queryset that depends on the request (its user, a parameter)
+   * belongs in a `getQueryset` override instead.
+   *
+   *     queryset = (db: Kysely<Tables>) => db.selectFrom('item').select(['id', 'name']).orderBy('id');
+   */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  queryset?: (db: Kysely<any>) => SelectQueryBuilder<any, any, T>;
   /**
    * To-one relations (`author`, `author__publisher`) whose rows are loaded for
    * each page, each in one `WHERE pk IN (…)` query, and attached under the
@@ -105,14 +119,14 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
   private _lookupConverter: PathConverter | null = null;
   private _filterBackends: readonly FilterBackend[] = [];
   /**
-   * The last `modelQueryset` on the app's own executor and the database it
-   * was built on; it is declared reused (`markReused`) once the same
-   * database asks again, so a view whose `database` answers a new Kysely
-   * each time keeps nothing. Transactions and plug-ins (other executors)
-   * get a new builder every time, as before.
+   * The last builder of `modelQueryset` or `queryset` on the app's own
+   * executor and the database it was built on; it is declared reused
+   * (`markReused`) once the same database asks again, so a view whose
+   * `database` answers a new Kysely each time keeps nothing. Transactions
+   * and plug-ins (other executors) get a new builder every time, as before.
    */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  private _modelQueryset: { readonly db: Kysely<any>; readonly query: SelectQueryBuilder<any, any, any>; reused: boolean } | null = null;
+  private _kept: { readonly db: Kysely<any>; readonly query: SelectQueryBuilder<any, any, any>; readonly fromModel: boolean; reused: boolean } | null = null;
 
   protected override onBind(app: AppContext): void {
     // `lookupField` is a plain field set to 'id': a model keyed otherwise looks up by its own key.
@@ -152,14 +166,20 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
   }
 
   /**
-   * The items this view works on. With `model`: every row of its table
+   * The items this view works on: the builder `queryset` declares (made
+   * once per database); else, with `model`, every row of its table
    * (`selectFrom(table).select(<the model's columns>)`), ordered by the model's
-   * `meta.ordering` when it has one; an override may narrow it
-   * (`super.getQueryset(req).where(…)`). Without, views must override it.
+   * `meta.ordering` when it has one. An override may narrow it
+   * (`super.getQueryset(req).where(…)`). With neither, views must override it.
    */
   getQueryset(req: ApiRequest): Source<T> | Promise<Source<T>> {
-    if (!this.model) throw new ImproperlyConfigured(`${this.constructor.name} must set model or override getQueryset().`);
-    return this.modelQueryset(req) as unknown as Source<T>;
+    const declared = this.queryset;
+    if (declared === undefined) {
+      if (this.model) return this.modelQueryset(req) as unknown as Source<T>;
+      throw new ImproperlyConfigured(`${this.constructor.name} must set model or queryset, or override getQueryset().`);
+    }
+    const db = this.database(req);
+    return this.kept(db, false) ?? this.keep(db, false, declared(db));
   }
 
   /**
@@ -172,17 +192,8 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
     const model = this.model;
     if (!model) throw new ImproperlyConfigured(`${this.constructor.name}.modelQueryset() needs model.`);
     const db = this.database(req);
-    // Kysely builders are immutable: the same database gets the same builder back, which is then
-    // declared reused, so what is compiled from it (a lookup, a page, a count) is kept with it.
-    const last = this._modelQueryset;
-    if (last !== null && last.db === db) {
-      if (!last.reused) {
-        markReused(last.query);
-        last.reused = true;
-      }
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any
-      return last.query as unknown as SelectQueryBuilder<any, any, T>;
-    }
+    const last = this.kept(db, true);
+    if (last !== null) return last;
     // Its columns by name, as Django selects them: only the model's columns (selectColumns says why).
     let query = selectColumns(db, model.tableName, model.columnNames());
     for (const term of model.meta.ordering ?? []) {
@@ -190,10 +201,32 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
       const name = desc ? term.slice(1) : term;
       query = query.orderBy(model.fields[name]?.columnName(name) ?? name, desc ? 'desc' : 'asc');
     }
-    // Only on the app's own executor: a plug-in may keep state per query id, which a reused builder keeps.
-    if (isOwnExecutor(db.getExecutor())) this._modelQueryset = { db, query, reused: false };
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    return query as unknown as SelectQueryBuilder<any, any, T>;
+    return this.keep(db, true, query as unknown as SelectQueryBuilder<any, any, T>);
+  }
+
+  /**
+   * The builder kept for `db` (from the model, or from `queryset`), or
+   * `null`. Kysely builders are immutable: the same database gets the same
+   * builder back, which is then declared reused, so what is compiled from
+   * it (a lookup, a page, a count) is kept with it.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  private kept(db: Kysely<any>, fromModel: boolean): SelectQueryBuilder<any, any, T> | null {
+    const last = this._kept;
+    if (last === null || last.db !== db || last.fromModel !== fromModel) return null;
+    if (!last.reused) {
+      markReused(last.query);
+      last.reused = true;
+    }
+    return last.query;
+  }
+
+  /** Keeps `query`, built for `db`, for the next request (only on the app's own executor: a plug-in may keep state per query id, which a reused builder keeps). */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  private keep(db: Kysely<any>, fromModel: boolean, query: SelectQueryBuilder<any, any, T>): SelectQueryBuilder<any, any, T> {
+    if (isQueryBuilder(query) && isOwnExecutor(db.getExecutor())) this._kept = { db, query, fromModel, reused: false };
+    return query;
   }
 
   /** The app's database (the `db` service), as model views read and write it. */
@@ -283,7 +316,10 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
 
   /** The object named by the URL, after object permissions; 404 when absent. */
   async getObject(req: ApiRequest): Promise<T> {
-    const source = await this.filterQueryset(req, await this.getQueryset(req));
+    // Awaited only when they are promises: each await of a plain value is a turn of the microtask queue.
+    const queryset = this.getQueryset(req);
+    const filtered = this.filterQueryset(req, isThenable(queryset) ? await queryset : queryset);
+    const source = isThenable(filtered) ? await filtered : filtered;
     const kwarg = this.lookupUrlKwarg ?? (this.lookupField in req.params ? this.lookupField : 'pk');
     let value: unknown = req.params[kwarg];
     if (value === undefined) {
@@ -305,7 +341,8 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
     const column = this.model?.fields[this.lookupField]?.columnName(this.lookupField) ?? this.lookupField;
     const obj = await findOne(source, column, value);
     if (obj === undefined) throw notFound();
-    await this.checkObjectPermissions(req, obj);
+    const checking = this.checkObjectPermissions(req, obj);
+    if (isThenable(checking)) await checking;
     return obj;
   }
 
@@ -464,19 +501,33 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
 
   /** `loadRelatedRows`, without a promise when the built-in one has nothing to load (no model, no rows). */
   private relatedRowsOf(req: ApiRequest, rows: T[]): T[] | Promise<T[]> {
-    if (this.loadRelatedRows === GenericAPIView.prototype.loadRelatedRows && (!this.model || rows.length === 0)) return rows;
+    if (this.loadRelatedRows === GenericAPIView.prototype.loadRelatedRows) {
+      if (!this.model || rows.length === 0) return rows;
+      if (this.getRelatedToLoad === GenericAPIView.prototype.getRelatedToLoad && this.loadsNothing(req)) return rows;
+    }
     return this.loadRelatedRows(req, rows);
   }
 
+  /** What the built-in `getRelatedToLoad` answers is empty (without building its lists). */
+  private loadsNothing(req: ApiRequest): boolean {
+    if ((this.selectRelated?.length ?? 0) > 0 || (this.prefetchRelated?.length ?? 0) > 0) return false;
+    const serializer = this.getSerializerClass(req);
+    if (!isModelSaving(serializer)) return true;
+    const wanted = serializer.relatedToLoad();
+    return wanted.selectRelated.length === 0 && wanted.prefetchRelated.length === 0;
+  }
+
   async retrieve(req: ApiRequest): Promise<Response> {
-    const [obj] = await this.loadRelatedRows(req, [await this.getObject(req)]);
+    const loaded = this.relatedRowsOf(req, [await this.getObject(req)]);
+    const [obj] = isThenable(loaded) ? await loaded : loaded;
     return new Response(this.serialize(obj!, { request: req, view: this }));
   }
 
   async create(req: ApiRequest): Promise<Response> {
     const data = await this.validate(req.data, { request: req, partial: false, instance: null });
     // Non-partial validation returned every required field.
-    const [obj] = await this.loadRelatedRows(req, [await this.performCreate(req, data as ViewInput<S>)]);
+    const loaded = this.relatedRowsOf(req, [await this.performCreate(req, data as ViewInput<S>)]);
+    const [obj] = isThenable(loaded) ? await loaded : loaded;
     const body = this.serialize(obj, { request: req, view: this });
     return new Response(body, { status: 201, headers: this.getSuccessHeaders(body) });
   }
@@ -484,7 +535,8 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
   async update(req: ApiRequest, partial = false): Promise<Response> {
     const instance = await this.getObject(req);
     const data = await this.validate(req.data, { request: req, partial, instance });
-    const [obj] = await this.loadRelatedRows(req, [await this.performUpdate(req, instance, data)]);
+    const loaded = this.relatedRowsOf(req, [await this.performUpdate(req, instance, data)]);
+    const [obj] = isThenable(loaded) ? await loaded : loaded;
     return new Response(this.serialize(obj!, { request: req, view: this }));
   }
 

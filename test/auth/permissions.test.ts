@@ -34,6 +34,17 @@ class ObjectOnly implements Permission {
     return true;
   }
 }
+/** Grants the request; answers the object later (a lookup), refusing object 2 with its own message. */
+class AsyncObjectCheck implements Permission {
+  message = 'Not your object.';
+  hasPermission() {
+    return true;
+  }
+  async hasObjectPermission(_req: ApiRequest, _view: APIView, obj: unknown) {
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    return (obj as { id: number }).id !== 2;
+  }
+}
 class WithMessage implements Permission {
   message = 'Members only.';
   code = 'members_only';
@@ -55,10 +66,11 @@ function view(permission: PermissionClass) {
   };
 }
 
-function objectView(permission: PermissionClass) {
+function objectView(permission: PermissionClass, ...more: PermissionClass[]) {
   return class extends view(permission) {
+    override permissionClasses = [permission, ...more];
     override async get(req: ApiRequest): Promise<unknown> {
-      await this.checkObjectPermissions(req, { id: 1 });
+      await this.checkObjectPermissions(req, { id: Number(req.query['id'] ?? 1) });
       return { ok: true };
     }
   };
@@ -83,6 +95,9 @@ describe('permissions', () => {
         path('or-object/', objectView(or(RequestOnly, ObjectOnly))),
         path('and-object/', objectView(and(IsAuthenticated, RequestOnly))),
         path('not-object/', objectView(not(IsAdminUser))),
+        path('sync-object/', objectView(RequestOnly)),
+        path('async-object/', objectView(AsyncObjectCheck)),
+        path('async-then-sync-object/', objectView(AsyncObjectCheck, RequestOnly)),
       ],
     });
   });
@@ -145,6 +160,22 @@ describe('permissions', () => {
   it('and() object permission needs both; an operand without hasObjectPermission counts as true', async () => {
     const res = await call('GET', '/and-object/', ALICE);
     expect(res.statusCode).toBe(403);
+  });
+
+  it('object permissions answer at once or later, in order, each with its message', async () => {
+    const sync = await call('GET', '/sync-object/', ALICE);
+    expect([sync.statusCode, sync.headers['content-type'], sync.json()]).toEqual([403, 'application/json', DENIED]);
+    const granted = await call('GET', '/async-object/', ALICE);
+    expect([granted.statusCode, granted.json()]).toEqual([200, { ok: true }]);
+    const refused = await call('GET', '/async-object/?id=2', ALICE);
+    expect([refused.statusCode, refused.json()]).toEqual([403, { detail: 'Not your object.' }]);
+    // The later answer first: its refusal wins; once it grants, the next permission still runs.
+    const first = await call('GET', '/async-then-sync-object/?id=2', ALICE);
+    expect([first.statusCode, first.json()]).toEqual([403, { detail: 'Not your object.' }]);
+    const second = await call('GET', '/async-then-sync-object/', ALICE);
+    expect([second.statusCode, second.json()]).toEqual([403, DENIED]);
+    const anonymous = await call('GET', '/sync-object/');
+    expect([anonymous.statusCode, anonymous.json()]).toEqual([401, NOT_AUTH]);
   });
 
   it('not() object permission negates the operand\'s (default true) object check, as DRF', async () => {

@@ -12,6 +12,7 @@ import type { Kysely, KyselyPlugin } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   createApp,
+  CursorPagination,
   DefaultRouter,
   field,
   FilterSetBackend,
@@ -21,6 +22,7 @@ import {
   modelSerializer,
   ModelViewSet,
   OrderingFilter,
+  ReadOnlyModelViewSet,
   PageNumberPagination,
   SearchFilter,
   createModel,
@@ -72,6 +74,33 @@ class BookViewSet extends ModelViewSet {
 class FreshBookViewSet extends BookViewSet {
   override getQueryset(req: ApiRequest) {
     return (req.app.services.get('db') as unknown as AnyDb).selectFrom('rq_book').selectAll().orderBy('id');
+  }
+}
+
+/** The same rows from a builder declared once (DRF's `queryset = Book.objects.order_by('id')`). */
+class DeclaredBookViewSet extends BookViewSet {
+  override queryset = (db: AnyDb) => db.selectFrom('rq_book').selectAll().orderBy('id');
+}
+
+/** A view without a model: `queryset` alone gives its list and its details. */
+class TitleViewSet extends ReadOnlyModelViewSet<{ id: number; title: string }> {
+  override paginationClass = SmallPages;
+  override queryset = (db: AnyDb) => db.selectFrom('rq_book').select(['id', 'title']).orderBy('title');
+}
+
+class NewestFirst extends CursorPagination {
+  override pageSize = 4;
+  override ordering = ['-id'];
+}
+/** Cursor pages over the reused builder (a model view), and over one built per request. */
+class CursorBookViewSet extends BookViewSet {
+  override paginationClass = NewestFirst;
+  override filterBackends = [];
+  override ordering = '-id';
+}
+class FreshCursorBookViewSet extends CursorBookViewSet {
+  override getQueryset(req: ApiRequest) {
+    return (req.app.services.get('db') as unknown as AnyDb).selectFrom('rq_book').selectAll();
   }
 }
 
@@ -131,6 +160,10 @@ function routes() {
   const router = new DefaultRouter();
   router.register('books', BookViewSet, { basename: 'book' });
   router.register('fresh', FreshBookViewSet, { basename: 'fresh' });
+  router.register('declared', DeclaredBookViewSet, { basename: 'declared' });
+  router.register('titles', TitleViewSet, { basename: 'title' });
+  router.register('cursor', CursorBookViewSet, { basename: 'cursor' });
+  router.register('fresh-cursor', FreshCursorBookViewSet, { basename: 'fresh-cursor' });
   router.register('plugged', PluggedBookViewSet, { basename: 'plugged' });
   router.register('trx', TransactionBookViewSet, { basename: 'trx' });
   router.register('narrowed', NarrowedBookViewSet, { basename: 'narrowed' });
@@ -249,7 +282,7 @@ describe.each(testDatabases())('reused model querysets on $name', ({ open }) => 
     for (let round = 0; round < 2; round++) {
       for (const path of REQUESTS) {
         const expected = await get('fresh', path);
-        for (const prefix of ['books', 'plugged', 'trx', 'books']) {
+        for (const prefix of ['books', 'plugged', 'trx', 'declared', 'books']) {
           expect({ prefix, path, ...(await get(prefix, path)) }).toEqual({ prefix, path, ...expected });
         }
       }
@@ -302,6 +335,66 @@ describe.each(testDatabases())('reused model querysets on $name', ({ open }) => 
     // A parameter of a filter makes a new builder, compiled as before.
     await get('books', '7/?year__gte=1900');
     expect(compiles).toBeGreaterThan(0);
+  });
+
+  it('a declared queryset is built once per database and compiled once per shape, with or without a model', async () => {
+    for (const [prefix, path] of [['declared', '7/'], ['declared', '?page=2'], ['declared', '?ordering=-year&page=2'], ['titles', '?page=2'], ['titles', '3/']] as const) {
+      await get(prefix, path);
+      await get(prefix, path);
+      compiles = 0;
+      const again = await get(prefix, path);
+      expect(again.status).toBe(200);
+      expect({ prefix, path, compiles }).toEqual({ prefix, path, compiles: 0 });
+    }
+    const titles = await app.inject({ url: '/api/titles/?page=2' });
+    expect([titles.statusCode, titles.headers['content-type'], JSON.parse(titles.body)]).toEqual([
+      200,
+      'application/json',
+      {
+        count: 12,
+        next: 'http://localhost:80/api/titles/?page=3',
+        previous: 'http://localhost:80/api/titles/',
+        results: [
+          { id: 10, title: 'His Master’s Voice' },
+          { id: 3, title: 'Kindred' },
+          { id: 4, title: 'Parable of the Sower' },
+        ],
+      },
+    ]);
+    const one = await app.inject({ url: '/api/titles/5/' });
+    expect([one.statusCode, JSON.parse(one.body)]).toEqual([200, { id: 5, title: 'Solaris' }]);
+    const missing = await app.inject({ url: '/api/titles/99/' });
+    expect([missing.statusCode, JSON.parse(missing.body)]).toEqual([404, { detail: 'No object matches the given query.' }]);
+    // A row added since is seen through the kept builder.
+    await (database.db as AnyDb).insertInto('rq_book').values({ title: 'Always Coming Home', author_id: 1, year: 1985 }).execute();
+    expect(JSON.parse((await app.inject({ url: '/api/titles/13/' })).body)).toEqual({ id: 13, title: 'Always Coming Home' });
+    expect(JSON.parse((await app.inject({ url: '/api/titles/' })).body).results[0]).toEqual({ id: 13, title: 'Always Coming Home' });
+    expect(JSON.parse((await app.inject({ url: '/api/titles/' })).body).count).toBe(13);
+  });
+
+  it('cursor pages of a reused builder compile nothing once learnt, and answer as a fresh builder', async () => {
+    const walk = async (prefix: string) => {
+      const pages: unknown[] = [];
+      let url: string | null = `/api/${prefix}/`;
+      while (url !== null) {
+        const res = await app.inject({ url });
+        expect(res.statusCode).toBe(200);
+        const body = JSON.parse(res.body) as { next: string | null };
+        // A cursor is signed for its path: compared without the signature.
+        pages.push(JSON.parse(res.body.replaceAll(`/api/${prefix}/`, '/api/X/').replace(/(cursor=[^."]*)\.[^&"]*/g, '$1')));
+        url = body.next === null ? null : body.next.replace('http://localhost:80', '');
+      }
+      return pages;
+    };
+    const fresh = await walk('fresh-cursor');
+    expect(fresh).toHaveLength(3);
+    expect(await walk('cursor')).toEqual(fresh);
+    compiles = 0;
+    expect(await walk('cursor')).toEqual(fresh);
+    expect(compiles).toBe(0);
+    await walk('fresh-cursor');
+    expect(compiles).toBeGreaterThan(0);
+    expect((fresh[0] as { results: { id: number }[] }).results.map((b) => b.id)).toEqual([12, 11, 10, 9]);
   });
 
   it('a row added or removed between requests is seen by the reused queries', async () => {
