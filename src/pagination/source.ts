@@ -266,14 +266,33 @@ class QuerySource<T> implements PageSource<T> {
   // ORDER BY never changes how many rows there are (with or without LIMIT/OFFSET),
   // and keeping it made SQLite materialise and sort the whole listing to count it.
   async count(): Promise<number> {
+    const derived = this.derivedCount('count', NO_VALUES, () => this.qb.clearOrderBy());
+    if (derived !== null) return toCount((await derived.executor.executeQuery(derived.query)).rows[0]);
     const rows = await countQuery(this.qb.clearOrderBy() as AnyQuery<unknown>);
     return toCount(rows[0]);
   }
 
   async countUpTo(max: number): Promise<number> {
+    const derived = this.derivedCount('countUpTo', [max], ([m]) => this.qb.clearOrderBy().limit(m as number));
+    if (derived !== null) return toCount((await derived.executor.executeQuery(derived.query)).rows[0]);
     const limited = this.qb.clearOrderBy().limit(max) as AnyQuery<unknown>;
     const rows = await countQuery(limited);
     return toCount(rows[0]);
+  }
+
+  /**
+   * `count(*)` of what `build(values)` selects, compiled by shape from the
+   * unordered listing (once per reused builder); `null` off the app's own
+   * executor.
+   */
+  private derivedCount(kind: string, values: readonly unknown[], build: (values: readonly unknown[]) => AnyQuery<T>): Derived<{ count: unknown }> | null {
+    const listing = listingOf(unorderedOf(this.qb));
+    if (listing === null) return null;
+    const executor = listing.executor;
+    return deriveFrom(listing, kind, values, (v) => {
+      const inner = ownCompile(executor, build(v).compile());
+      return inner && wrapInCount(inner);
+    });
   }
 
   async estimatedCount(): Promise<number | null> {

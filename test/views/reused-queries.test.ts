@@ -28,6 +28,7 @@ import {
   createModel,
   migration,
   type ApiRequest,
+  type PaginationClass,
   type TrestleApp,
 } from '../../src/index.js';
 import type { Database } from '../../src/db/database.js';
@@ -59,7 +60,7 @@ const BookSerializer = modelSerializer(Book, { fields: ['id', 'title', 'author',
 class BookViewSet extends ModelViewSet {
   override model = Book;
   override serializer = BookSerializer as never;
-  override paginationClass = SmallPages;
+  override paginationClass: PaginationClass = SmallPages;
   override filterBackends = [FilterSetBackend, SearchFilter, OrderingFilter];
   searchFields = ['title', 'author__name'];
   orderingFields = ['id', 'title', 'year'];
@@ -102,6 +103,14 @@ class FreshCursorBookViewSet extends CursorBookViewSet {
   override getQueryset(req: ApiRequest) {
     return (req.app.services.get('db') as unknown as AnyDb).selectFrom('rq_book').selectAll();
   }
+}
+
+/** A count capped at 5 (`countUpTo`), over the reused builder and over one built per request. */
+class CappedBookViewSet extends BookViewSet {
+  countStrategy = { capped: 5 };
+}
+class FreshCappedBookViewSet extends FreshBookViewSet {
+  countStrategy = { capped: 5 };
 }
 
 /** Kysely's own way: the database through a plug-in (another executor, nothing reused). */
@@ -163,6 +172,8 @@ function routes() {
   router.register('declared', DeclaredBookViewSet, { basename: 'declared' });
   router.register('titles', TitleViewSet, { basename: 'title' });
   router.register('cursor', CursorBookViewSet, { basename: 'cursor' });
+  router.register('capped', CappedBookViewSet, { basename: 'capped' });
+  router.register('fresh-capped', FreshCappedBookViewSet, { basename: 'fresh-capped' });
   router.register('fresh-cursor', FreshCursorBookViewSet, { basename: 'fresh-cursor' });
   router.register('plugged', PluggedBookViewSet, { basename: 'plugged' });
   router.register('trx', TransactionBookViewSet, { basename: 'trx' });
@@ -395,6 +406,19 @@ describe.each(testDatabases())('reused model querysets on $name', ({ open }) => 
     await walk('fresh-cursor');
     expect(compiles).toBeGreaterThan(0);
     expect((fresh[0] as { results: { id: number }[] }).results.map((b) => b.id)).toEqual([12, 11, 10, 9]);
+  });
+
+  it('a capped count of a reused builder compiles nothing once learnt, and answers as a fresh builder', async () => {
+    for (const path of ['', '?page=2', '?page=4', '?page=5', '?ordering=-year&page=2', '?year__gte=1990', '?author=2&page=2']) {
+      const expected = await get('fresh-capped', path);
+      expect({ path, ...(await get('capped', path)) }).toEqual({ path, ...expected });
+      compiles = 0;
+      expect({ path, ...(await get('capped', path)) }).toEqual({ path, ...expected });
+      // Without a filter the builder is the reused one: nothing is compiled the second time.
+      if (path === '' || path.startsWith('?page=')) expect({ path, compiles }).toEqual({ path, compiles: 0 });
+    }
+    const first = JSON.parse((await get('capped', '')).body);
+    expect([first.count, first.next, first.results.map((b: { id: number }) => b.id)]).toEqual([5, 'http://localhost:80/api/X/?page=2', [1, 2, 3]]);
   });
 
   it('a row added or removed between requests is seen by the reused queries', async () => {
