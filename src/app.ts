@@ -162,7 +162,11 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Trestle
   // Bodies are kept as bytes and parsed only when a view reads request.data,
   // so an unauthenticated request is refused before its body is looked at.
   fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+  const keepBytes = (_req: FastifyRequest, body: Buffer, done: (err: null, body: Buffer) => void) => done(null, body);
+  fastify.addContentTypeParser('*', { parseAs: 'buffer' }, keepBytes);
+  // The same, named for the common types: Fastify remembers which parser a Content-Type got
+  // only when a named one matched, and parsed the header again for every body sent to '*'.
+  fastify.addContentTypeParser(['application/json', 'application/x-www-form-urlencoded'], { parseAs: 'buffer' }, keepBytes);
   // Multipart bodies are streamed: fields in memory, large files in temporary files, never one buffer.
   const multipartLimits: MultipartLimits = {
     fieldsMaxSize: settings.DATA_UPLOAD_MAX_MEMORY_SIZE,
