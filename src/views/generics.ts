@@ -36,6 +36,10 @@ export type ViewInput<S> = S extends Serializer<infer F extends Shape> ? InputOf
 /** Path converter of a lookup field by its model field kind. */
 const INT_KINDS: ReadonlySet<string> = new Set(['auto', 'bigAuto', 'integer', 'bigInteger']);
 
+/** A builder kept for the database it was built on (see `GenericAPIView.kept`). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type KeptQueryset = { readonly db: Kysely<any>; readonly query: SelectQueryBuilder<any, any, any>; reused: boolean };
+
 /**
  * The base of list/detail views over a source (an array or a Kysely select
  * builder), as DRF's `GenericAPIView`. Override `getQueryset` for the items,
@@ -119,14 +123,14 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
   private _lookupConverter: PathConverter | null = null;
   private _filterBackends: readonly FilterBackend[] = [];
   /**
-   * The last builder of `modelQueryset` or `queryset` on the app's own
-   * executor and the database it was built on; it is declared reused
-   * (`markReused`) once the same database asks again, so a view whose
-   * `database` answers a new Kysely each time keeps nothing. Transactions
-   * and plug-ins (other executors) get a new builder every time, as before.
+   * The last builder of `modelQueryset` and of `queryset` on the app's own
+   * executor, each with the database it was built on; one is declared
+   * reused (`markReused`) once the same database asks again, so a view
+   * whose `database` answers a new Kysely each time keeps nothing.
+   * Transactions and plug-ins (other executors) get a new builder every
+   * time, as before.
    */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  private _kept: { readonly db: Kysely<any>; readonly query: SelectQueryBuilder<any, any, any>; readonly fromModel: boolean; reused: boolean } | null = null;
+  private readonly _kept: [model: KeptQueryset | null, declared: KeptQueryset | null] = [null, null];
 
   protected override onBind(app: AppContext): void {
     // `lookupField` is a plain field set to 'id': a model keyed otherwise looks up by its own key.
@@ -213,8 +217,8 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
    */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   private kept(db: Kysely<any>, fromModel: boolean): SelectQueryBuilder<any, any, T> | null {
-    const last = this._kept;
-    if (last === null || last.db !== db || last.fromModel !== fromModel) return null;
+    const last = this._kept[fromModel ? 0 : 1]!;
+    if (last === null || last.db !== db) return null;
     if (!last.reused) {
       markReused(last.query);
       last.reused = true;
@@ -225,7 +229,7 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
   /** Keeps `query`, built for `db`, for the next request (only on the app's own executor: a plug-in may keep state per query id, which a reused builder keeps). */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   private keep(db: Kysely<any>, fromModel: boolean, query: SelectQueryBuilder<any, any, T>): SelectQueryBuilder<any, any, T> {
-    if (isQueryBuilder(query) && isOwnExecutor(db.getExecutor())) this._kept = { db, query, fromModel, reused: false };
+    if (isQueryBuilder(query) && isOwnExecutor(db.getExecutor())) this._kept[fromModel ? 0 : 1] = { db, query, reused: false };
     return query;
   }
 
