@@ -60,14 +60,16 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
    */
   model?: AnyModel;
   /**
-   * The items of a view without a model, declared once: DRF's
+   * The view's items, declared once: DRF's
    * `queryset = Item.objects.order_by('id')`. A function of the app's
    * database (the `db` service) answering a Kysely select builder; the
    * default `getQueryset` calls it once per database and hands every
    * request the same builder (Kysely builders are immutable), so its SQL,
    * and each page, count and lookup derived from it, are compiled once.
-   * A queryset that depends on the request (its user, a parameter)
-   * belongs in a `getQueryset` override instead.
+   * With `model` too, it replaces the model's default queryset (the model
+   * still gives the lookup field, the 404 message and the writes). A
+   * queryset that depends on the request (its user, a parameter) belongs
+   * in a `getQueryset` override instead.
    *
    *     queryset = (db: Kysely<Tables>) => db.selectFrom('item').select(['id', 'name']).orderBy('id');
    */
