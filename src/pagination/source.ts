@@ -289,10 +289,7 @@ class QuerySource<T> implements PageSource<T> {
     const listing = listingOf(unorderedOf(this.qb));
     if (listing === null) return null;
     const executor = listing.executor;
-    return deriveFrom(listing, kind, values, (v) => {
-      const inner = ownCompile(executor, build(v).compile());
-      return inner && wrapInCount(inner);
-    });
+    return deriveFrom(listing, kind, values, (v) => this.countOn(executor, build(v)));
   }
 
   async estimatedCount(): Promise<number | null> {
@@ -344,9 +341,9 @@ class QuerySource<T> implements PageSource<T> {
     return run([count.query, page.query]).then(([counted, rows]) => ({ count: toCount(counted!.rows[0] as { count?: unknown }), items: rows!.rows as T[] }));
   }
 
-  /** The count of the listing without its ORDER BY, when the app's own executor compiles it. */
-  private countOn(executor: QueryExecutor): CompiledQuery<{ count: unknown }> | null {
-    const inner = ownCompile(executor, this.qb.clearOrderBy().compile());
+  /** The count of `qb` (the listing without its ORDER BY), when the app's own executor compiles it. */
+  private countOn(executor: QueryExecutor, qb: AnyQuery<T> = this.qb.clearOrderBy()): CompiledQuery<{ count: unknown }> | null {
+    const inner = ownCompile(executor, qb.compile());
     return inner && wrapInCount(inner);
   }
 

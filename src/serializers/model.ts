@@ -188,7 +188,7 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
     const values = this.model.insertValues(this.columnValues(data) as never) as Record<string, unknown>;
     // Django's save() gives an omitted string field with no default its empty string (Field.get_default()).
     for (const name of (this.emptyStringFields ??= this.findEmptyStringFields())) if (values[name] === undefined) values[name] = '';
-    const row = await insertReturningAll(db, this.model.tableName, storable(values), this.model.columnNames());
+    const row = await insertReturning(db, this.model.tableName, storable(values), this.model.columnNames());
     const after = this.afterWrite(db, row, data);
     if (after !== undefined) await after;
     return row as M['$inferSelect'] & Record<string, unknown>;
@@ -876,7 +876,7 @@ const MAX_INSERT_SHAPES = 500;
  * compile whose parameters are not the values in order) is built each time.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-async function insertReturningAll(db: Kysely<any>, table: string, values: Record<string, unknown>, columns: readonly string[]): Promise<Record<string, unknown>> {
+async function insertReturning(db: Kysely<any>, table: string, values: Record<string, unknown>, columns: readonly string[]): Promise<Record<string, unknown>> {
   const executor = db.getExecutor();
   let key: string | null = table;
   const parameters: unknown[] = [];

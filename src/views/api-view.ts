@@ -336,46 +336,38 @@ export class APIView {
 
   /** Each permission in turn; a promise only once a permission answers with one. */
   checkPermissions(req: ApiRequest): void | Promise<void> {
-    const permissions = this.policies.permissions;
-    for (let i = 0; i < permissions.length; i++) {
-      const permission = permissions[i]!;
-      const allowed = permission.hasPermission(req, this);
-      if (isPromise(allowed)) return this.checkPermissionsFrom(req, i, allowed);
-      if (!allowed) this.permissionDenied(req, permission.message, permission.code);
-    }
-  }
-
-  private async checkPermissionsFrom(req: ApiRequest, start: number, pending: Promise<boolean>): Promise<void> {
-    const permissions = this.policies.permissions;
-    for (let i = start; i < permissions.length; i++) {
-      const permission = permissions[i]!;
-      const allowed = i === start ? await pending : await permission.hasPermission(req, this);
-      if (!allowed) this.permissionDenied(req, permission.message, permission.code);
-    }
+    return this.askPermissions(req, (permission) => permission.hasPermission(req, this));
   }
 
   /**
    * Generic views call this from `getObject`: each permission's
-   * `hasObjectPermission` in turn; a promise only once one answers with one
-   * (as `checkPermissions`).
+   * `hasObjectPermission` in turn, as `checkPermissions`.
    */
   checkObjectPermissions(req: ApiRequest, obj: unknown): void | Promise<void> {
+    return this.askPermissions(req, (permission) => permission.hasObjectPermission?.(req, this, obj));
+  }
+
+  /**
+   * Asks each permission in turn (`undefined`: it has nothing to say) and
+   * refuses at the first no; a promise only once one answers with one.
+   */
+  private askPermissions(req: ApiRequest, ask: (permission: Permission) => boolean | Promise<boolean> | undefined): void | Promise<void> {
     const permissions = this.policies.permissions;
     for (let i = 0; i < permissions.length; i++) {
       const permission = permissions[i]!;
-      if (!permission.hasObjectPermission) continue;
-      const allowed = permission.hasObjectPermission(req, this, obj);
-      if (isPromise(allowed)) return this.checkObjectPermissionsFrom(req, obj, i, allowed);
+      const allowed = ask(permission);
+      if (allowed === undefined) continue;
+      if (isPromise(allowed)) return this.askPermissionsFrom(req, ask, i, allowed);
       if (!allowed) this.permissionDenied(req, permission.message, permission.code);
     }
   }
 
-  private async checkObjectPermissionsFrom(req: ApiRequest, obj: unknown, start: number, pending: Promise<boolean>): Promise<void> {
+  private async askPermissionsFrom(req: ApiRequest, ask: (permission: Permission) => boolean | Promise<boolean> | undefined, start: number, pending: Promise<boolean>): Promise<void> {
     const permissions = this.policies.permissions;
     for (let i = start; i < permissions.length; i++) {
       const permission = permissions[i]!;
-      if (!permission.hasObjectPermission) continue;
-      const allowed = i === start ? await pending : await permission.hasObjectPermission(req, this, obj);
+      const allowed = i === start ? await pending : await ask(permission);
+      if (allowed === undefined) continue;
       if (!allowed) this.permissionDenied(req, permission.message, permission.code);
     }
   }

@@ -36,6 +36,12 @@ export type ViewInput<S> = S extends Serializer<infer F extends Shape> ? InputOf
 /** Path converter of a lookup field by its model field kind. */
 const INT_KINDS: ReadonlySet<string> = new Set(['auto', 'bigAuto', 'integer', 'bigInteger']);
 
+/** What `getRelatedToLoad` answers for a view and serializer that load no relations. */
+const NOTHING_TO_LOAD: { readonly selectRelated: readonly string[]; readonly prefetchRelated: readonly string[] } = Object.freeze({
+  selectRelated: Object.freeze([]),
+  prefetchRelated: Object.freeze([]),
+});
+
 /** A builder kept for the database it was built on (see `GenericAPIView.kept`). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type KeptQueryset = { readonly db: Kysely<any>; readonly query: SelectQueryBuilder<any, any, any>; reused: boolean };
@@ -248,14 +254,16 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
    * serializer's `relatedToLoad()`).
    */
   getRelatedToLoad(req: ApiRequest | null): { selectRelated: readonly string[]; prefetchRelated: readonly string[] } {
-    const selectRelated = [...(this.selectRelated ?? [])];
-    const prefetchRelated = [...(this.prefetchRelated ?? [])];
     const serializer = this.getSerializerClass(req);
-    if (isModelSaving(serializer)) {
-      const wanted = serializer.relatedToLoad();
-      for (const name of wanted.selectRelated) if (!selectRelated.includes(name)) selectRelated.push(name);
-      for (const name of wanted.prefetchRelated) if (!prefetchRelated.includes(name)) prefetchRelated.push(name);
-    }
+    const wanted = isModelSaving(serializer) ? serializer.relatedToLoad() : NOTHING_TO_LOAD;
+    const own = this.selectRelated ?? [];
+    const ownPrefetch = this.prefetchRelated ?? [];
+    // Most views load nothing: no lists are built for them.
+    if (own.length + ownPrefetch.length + wanted.selectRelated.length + wanted.prefetchRelated.length === 0) return NOTHING_TO_LOAD;
+    const selectRelated = [...own];
+    const prefetchRelated = [...ownPrefetch];
+    for (const name of wanted.selectRelated) if (!selectRelated.includes(name)) selectRelated.push(name);
+    for (const name of wanted.prefetchRelated) if (!prefetchRelated.includes(name)) prefetchRelated.push(name);
     return { selectRelated, prefetchRelated };
   }
 
@@ -505,22 +513,14 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
     return new Response(this.serializeMany(await this.loadRelatedRows(req, await listAll(source)), req));
   }
 
-  /** `loadRelatedRows`, without a promise when the built-in one has nothing to load (no model, no rows). */
+  /** `loadRelatedRows`, without a promise when the built-in one has nothing to load (no model, no rows, no relations). */
   private relatedRowsOf(req: ApiRequest, rows: T[]): T[] | Promise<T[]> {
     if (this.loadRelatedRows === GenericAPIView.prototype.loadRelatedRows) {
       if (!this.model || rows.length === 0) return rows;
-      if (this.getRelatedToLoad === GenericAPIView.prototype.getRelatedToLoad && this.loadsNothing(req)) return rows;
+      const load = this.getRelatedToLoad(req);
+      if (load.selectRelated.length === 0 && load.prefetchRelated.length === 0) return rows;
     }
     return this.loadRelatedRows(req, rows);
-  }
-
-  /** What the built-in `getRelatedToLoad` answers is empty (without building its lists). */
-  private loadsNothing(req: ApiRequest): boolean {
-    if ((this.selectRelated?.length ?? 0) > 0 || (this.prefetchRelated?.length ?? 0) > 0) return false;
-    const serializer = this.getSerializerClass(req);
-    if (!isModelSaving(serializer)) return true;
-    const wanted = serializer.relatedToLoad();
-    return wanted.selectRelated.length === 0 && wanted.prefetchRelated.length === 0;
   }
 
   async retrieve(req: ApiRequest): Promise<Response> {
