@@ -66,6 +66,8 @@ export interface CreateAppOptions {
 export type TrestleApp = FastifyInstance & { trestle: AppContext };
 
 const ORIGINAL_CONTENT_TYPE = Symbol('trestle.contentType');
+/** What Fastify is shown as the Content-Type of a body it does not stream (see `prepareRequest`). */
+const HIDDEN_CONTENT_TYPE = 'application/octet-stream';
 // A multipart type Fastify accepts as is: streamed by busboy instead of buffered.
 const STREAMED_MULTIPART = /^multipart\/form-data\s*;\s*boundary=("?)[0-9A-Za-z'()+_,\-./:=? ]{1,70}\1\s*$/i;
 const ROUTE_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE'];
@@ -164,9 +166,10 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Trestle
   fastify.removeAllContentTypeParsers();
   const keepBytes = (_req: FastifyRequest, body: Buffer, done: (err: null, body: Buffer) => void) => done(null, body);
   fastify.addContentTypeParser('*', { parseAs: 'buffer' }, keepBytes);
-  // The same, named for the common types: Fastify remembers which parser a Content-Type got
-  // only when a named one matched, and parsed the header again for every body sent to '*'.
-  fastify.addContentTypeParser(['application/json', 'application/x-www-form-urlencoded'], { parseAs: 'buffer' }, keepBytes);
+  // The same, named for the type every such body is shown to Fastify as (`prepareRequest` hides
+  // the real one): Fastify remembers which parser a Content-Type got only when a named one
+  // matched, and parsed the header again for every body sent to '*'.
+  fastify.addContentTypeParser(HIDDEN_CONTENT_TYPE, { parseAs: 'buffer' }, keepBytes);
   // Multipart bodies are streamed: fields in memory, large files in temporary files, never one buffer.
   const multipartLimits: MultipartLimits = {
     fieldsMaxSize: settings.DATA_UPLOAD_MAX_MEMORY_SIZE,
@@ -510,12 +513,12 @@ function prepareRequest(this: unknown, req: import('node:http').IncomingMessage)
   const ct = req.headers['content-type'];
   if (ct !== undefined && !STREAMED_MULTIPART.test(ct)) {
     (req as unknown as Record<symbol, unknown>)[ORIGINAL_CONTENT_TYPE] = ct;
-    req.headers['content-type'] = 'application/octet-stream';
+    req.headers['content-type'] = HIDDEN_CONTENT_TYPE;
   } else if (ct === undefined && req.method === 'QUERY') {
     // Fastify answers a QUERY without Content-Type 400 before any route (RFC 10008);
     // DRF authenticates, checks permissions and throttles first, then answers 405.
     (req as unknown as Record<symbol, unknown>)[ORIGINAL_CONTENT_TYPE] = null;
-    req.headers['content-type'] = 'application/octet-stream';
+    req.headers['content-type'] = HIDDEN_CONTENT_TYPE;
   }
   return originFormTarget(req);
 }
