@@ -316,10 +316,13 @@ export class HyperlinkedRelatedField<R> extends RelatedField<R, string> {
     } else {
       path = value.split(/[?#]/)[0]!;
     }
-    try {
-      path = decodeURIComponent(path);
-    } catch {
-      this.fail('no_match');
+    // Without a '%' there is nothing to decode (and nothing decodeURIComponent could refuse).
+    if (path.includes('%')) {
+      try {
+        path = decodeURIComponent(path);
+      } catch {
+        this.fail('no_match');
+      }
     }
     if (!path.startsWith('/') || path.length > 2048) this.fail('no_match');
     const found = request.app.services.get('routes').resolve(path);
