@@ -278,6 +278,11 @@ describe.each(testDatabases())('the example service on $name', ({ open }) => {
     const moved = await app.inject({ method: 'PATCH', url: '/api/books/2/', payload: { author: '/api/authors/3/' }, headers: { authorization: auth } });
     expect(moved.statusCode).toBe(200);
     expect(moved.json().author).toBe('http://localhost:80/api/authors/3/');
+    // A percent-encoded path is decoded before it is resolved, as Django's resolve() sees it.
+    const encoded = await app.inject({ method: 'PATCH', url: '/api/books/2/', payload: { author: 'http://localhost:80/api/%61uthors/%34/' }, headers: { authorization: auth } });
+    expect(encoded.statusCode).toBe(200);
+    expect(encoded.headers['content-type']).toBe('application/json');
+    expect(encoded.json().author).toBe('http://localhost:80/api/authors/4/');
     const restore = await app.inject({ method: 'PUT', url: '/api/books/2/', payload: book, headers: { authorization: auth } });
     expect(restore.statusCode).toBe(200);
   });
