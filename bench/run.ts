@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [--only W1,W2] [--no-pg] [--runs N]`
+ * `npm run bench [-- --quick] [--only W1,W2] [--no-pg] [--runs N] [--connections N] [--help]`
  *
  * Builds (once) the dataset, then starts each server in its own process —
  * (a) Trestle, (b) hand-written Fastify, (c) raw node:http, all of one
@@ -23,18 +23,56 @@ import { tasksetAvailable } from './lib/cpu.js';
 import { BENCH_SECRET, PG_URL_DEFAULT } from './lib/constants.js';
 import { bundleServers, type Bundles } from './lib/bundle.js';
 
-const { values } = parseArgs({
-  options: {
-    quick: { type: 'boolean', default: false },
-    only: { type: 'string' },
-    'no-pg': { type: 'boolean', default: false },
-    connections: { type: 'string', default: '16' },
-    runs: { type: 'string' },
-  },
-});
+const HELP = `Usage: npm run bench -- [options]
+
+Trestle against a hand-written Fastify app and raw node:http on the same work,
+CPU and req/s ratios taken within one run (see bench/README.md).
+
+Options:
+  --quick           warm-up 1 s and one 2 s run per case (about 2 minutes; ±15 %)
+  --runs N          measured rounds per case, taken in turn between the servers (default 3, 1 with --quick)
+  --only W1,W7      only these workloads
+  --no-pg           skip the PostgreSQL workloads (W6, W8 on PostgreSQL)
+  --connections N   autocannon connections (default 16)
+  -h, --help        this text
+`;
+
+let parsed: ReturnType<typeof parseBenchArgs>;
+function parseBenchArgs() {
+  return parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      only: { type: 'string' },
+      'no-pg': { type: 'boolean', default: false },
+      connections: { type: 'string', default: '16' },
+      runs: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+}
+try {
+  parsed = parseBenchArgs();
+} catch (err) {
+  refuse(err instanceof Error ? err.message : String(err));
+}
+const { values } = parsed;
+if (values.help) {
+  process.stdout.write(HELP);
+  process.exit(0);
+}
 const quick = values.quick === true;
 const only = values.only ? new Set(values.only.split(',').map((s) => s.trim().toUpperCase())) : null;
 const connections = Number(values.connections);
+function refuse(message: string): never {
+  process.stderr.write(`${message}\n\n${HELP}`);
+  process.exit(2);
+}
+if (!(Number.isInteger(connections) && connections >= 1)) refuse(`--connections must be a whole number of connections (1 or more), not ${values.connections}`);
+if (only) {
+  const known = new Set([...WORKLOADS.map((w) => w.id), 'WORKERS']);
+  const unknown = [...only].filter((id) => !known.has(id));
+  if (unknown.length > 0) refuse(`--only: no workload ${unknown.join(', ')} (there are ${[...known].join(', ')})`);
+}
 const warmupSeconds = quick ? 1 : 2;
 /**
  * The first warm-up of each request repeats until the server has answered
@@ -46,7 +84,7 @@ const warmupRequests = quick ? 0 : 20_000;
 const WARMUP_CAP_SECONDS = 30;
 const runSeconds = quick ? 2 : 6;
 const runs = values.runs !== undefined ? Number(values.runs) : quick ? 1 : 3;
-if (!(Number.isInteger(runs) && runs >= 1)) throw new Error(`--runs must be a whole number of rounds (1 or more), not ${values.runs}`);
+if (!(Number.isInteger(runs) && runs >= 1)) refuse(`--runs must be a whole number of rounds (1 or more), not ${values.runs}`);
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const started = Date.now();
 
