@@ -1,5 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
+import { register } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import type { ProjectConfig } from '../project.js';
 import { CliError } from './command.js';
@@ -106,12 +107,41 @@ async function importConfig(file: string): Promise<{ default?: unknown }> {
   try {
     return (await import(url)) as { default?: unknown };
   } catch (err) {
-    // A .ts file outside a `"type": "module"` package is compiled as CommonJS,
-    // which cannot require the ESM framework in a cycle: tsx's own loader can.
-    if (!/\.[cm]?ts$/.test(file)) throw err;
-    const { tsImport } = await import('tsx/esm/api');
-    return (await tsImport(url, import.meta.url)) as { default?: unknown };
+    // A .ts file outside a `"type": "module"` package is handed to Node's CommonJS
+    // loader, which finds ES module syntax in it and refuses to require it from the
+    // import already under way (ERR_REQUIRE_CYCLE_MODULE). The project's TypeScript
+    // is then loaded as ES modules (as `import 'trestle'` needs: Trestle is one), on
+    // this very loader: a second loader (tsx's `tsImport`) would load a second copy
+    // of Trestle and Fastify beside the CLI's.
+    const code = (err as { code?: unknown }).code;
+    if (!file.endsWith('.ts') || typeof code !== 'string' || !REQUIRE_ESM_ERRORS.has(code)) throw err;
+    loadTypeScriptAsModules();
+    // Another URL than the failed import's, whose failure the loader keeps.
+    return (await import(`${url}?as-module`)) as { default?: unknown };
   }
+}
+
+/** What Node's CommonJS loader answers when a file it was given is an ES module it cannot require there. */
+const REQUIRE_ESM_ERRORS = new Set(['ERR_REQUIRE_CYCLE_MODULE', 'ERR_REQUIRE_ESM', 'ERR_REQUIRE_ASYNC_MODULE']);
+
+let typeScriptAsModules = false;
+
+/**
+ * A module hook (Node's `module.register`, run before tsx's) that has every
+ * `.ts` file outside node_modules loaded as an ES module whatever the nearest
+ * package.json says: the config and the files it imports (views, models,
+ * migrations). tsx compiles a file in the format the hook asks for.
+ */
+function loadTypeScriptAsModules(): void {
+  if (typeScriptAsModules) return;
+  typeScriptAsModules = true;
+  const hook = `export async function load(url, context, nextLoad) {
+    const path = url.split(/[?#]/)[0];
+    if (!url.startsWith('file:') || !path.endsWith('.ts') || path.includes('/node_modules/')) return nextLoad(url, context);
+    const loaded = await nextLoad(url, { ...context, format: 'module' });
+    return { ...loaded, format: 'module' };
+  }`;
+  register(`data:text/javascript,${encodeURIComponent(hook)}`);
 }
 
 /**

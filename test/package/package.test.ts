@@ -111,15 +111,19 @@ describe('the installed package', () => {
   // `file:` dependency), where src/ sits beside dist/: the CLI must still load
   // the copy the project's `import 'trestle'` loads, or ApiError subclasses
   // fail `instanceof` and every 401/403/404/405 becomes a 500.
+  // A third project is a CommonJS package (no `"type": "module"`, as `npm init` writes it) whose
+  // config imports its views from a second file: its TypeScript is loaded as ES modules on the
+  // CLI's own loader, so the views import the CLI's copy of Trestle.
   describe.each([
-    { layout: 'installed from the tarball', linked: false },
-    { layout: 'linked to the checkout', linked: true },
-  ])('trestle serve on a project that imports "trestle", $layout', ({ linked }) => {
+    { layout: 'installed from the tarball', linked: false, commonjs: false },
+    { layout: 'linked to the checkout', linked: true, commonjs: false },
+    { layout: 'in a CommonJS package, its views in a second file', linked: false, commonjs: true },
+  ])('trestle serve on a project that imports "trestle", $layout', ({ linked, commonjs }) => {
     let server: Server;
     const env = cleanEnv({ SECRET_KEY });
 
     beforeAll(async () => {
-      const dir = linked ? join(pkg.root, 'linked') : join(pkg.project, 'served');
+      const dir = linked ? join(pkg.root, 'linked') : commonjs ? join(pkg.root, 'commonjs') : join(pkg.project, 'served');
       mkdirSync(dir, { recursive: true });
       let trestle = join(pkg.project, 'node_modules', '.bin', 'trestle');
       if (linked) {
@@ -129,7 +133,19 @@ describe('the installed package', () => {
         symlinkSync('../trestle/bin/trestle.js', join(dir, 'node_modules', '.bin', 'trestle'));
         trestle = join(dir, 'node_modules', '.bin', 'trestle');
       }
-      writeFileSync(join(dir, 'trestle.config.ts'), SERVED_PROJECT);
+      if (commonjs) {
+        writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'commonjs', version: '1.0.0', private: true }));
+        symlinkSync(join(pkg.project, 'node_modules'), join(dir, 'node_modules'));
+        trestle = join(dir, 'node_modules', '.bin', 'trestle');
+        const [views, config] = SERVED_PROJECT.split('export default ');
+        writeFileSync(join(dir, 'views.ts'), views!.replace(/^class /gm, 'export class '));
+        writeFileSync(
+          join(dir, 'trestle.config.ts'),
+          `import { defineProject, path } from 'trestle';\nimport { Private, Members, Missing, ReadOnly } from './views.js';\n\nexport default ${config}`,
+        );
+      } else {
+        writeFileSync(join(dir, 'trestle.config.ts'), SERVED_PROJECT);
+      }
       await runOk(trestle, ['migrate'], { cwd: dir, env });
       server = await startServer(trestle, ['serve', '--port', '0'], { cwd: dir, env });
     }, SLOW);
