@@ -37,25 +37,29 @@ Options:
   -h, --help        this text
 `;
 
-let parsed: ReturnType<typeof parseBenchArgs>;
+/** The reason and the usage on stderr, exit 2: nothing is built or started. */
+function refuse(message: string): never {
+  process.stderr.write(`${message}\n\n${HELP}`);
+  process.exit(2);
+}
+
 function parseBenchArgs() {
-  return parseArgs({
-    options: {
-      quick: { type: 'boolean', default: false },
-      only: { type: 'string' },
-      'no-pg': { type: 'boolean', default: false },
-      connections: { type: 'string', default: '16' },
-      runs: { type: 'string' },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-  });
+  try {
+    return parseArgs({
+      options: {
+        quick: { type: 'boolean', default: false },
+        only: { type: 'string' },
+        'no-pg': { type: 'boolean', default: false },
+        connections: { type: 'string', default: '16' },
+        runs: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (err) {
+    return refuse(err instanceof Error ? err.message : String(err));
+  }
 }
-try {
-  parsed = parseBenchArgs();
-} catch (err) {
-  refuse(err instanceof Error ? err.message : String(err));
-}
-const { values } = parsed;
+const { values } = parseBenchArgs();
 if (values.help) {
   process.stdout.write(HELP);
   process.exit(0);
@@ -63,10 +67,6 @@ if (values.help) {
 const quick = values.quick === true;
 const only = values.only ? new Set(values.only.split(',').map((s) => s.trim().toUpperCase())) : null;
 const connections = Number(values.connections);
-function refuse(message: string): never {
-  process.stderr.write(`${message}\n\n${HELP}`);
-  process.exit(2);
-}
 if (!(Number.isInteger(connections) && connections >= 1)) refuse(`--connections must be a whole number of connections (1 or more), not ${values.connections}`);
 if (only) {
   const known = new Set([...WORKLOADS.map((w) => w.id), 'WORKERS']);

@@ -30,6 +30,7 @@ import { keepTickShape } from './utils/tick-shape.js';
 import { watchIdleConnections } from './idle-connections.js';
 import { API_REQUEST, RequestLogController, requestChildLogger } from './request-log.js';
 import { registerAppForChecks, startupChecks, type MountedView, type SystemCheck } from './checks/index.js';
+import { isThenable } from './utils/thenable.js';
 
 export interface CreateAppOptions {
   /** Settings under DRF's names; unknown names are an error. */
@@ -370,10 +371,6 @@ function handle(
 }
 
 const BASE_DISPATCH = APIView.prototype.dispatch;
-
-function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
-}
 
 async function sendWhenDone(
   request: FastifyRequest,

@@ -13,6 +13,7 @@ import { MultipartBody } from './parsers/multipart-stream.js';
 import { isStreamedMultipartParser } from './parsers/base.js';
 import { parseCookies } from './cookies.js';
 import { ForcedAuthentication, inProcessRequest } from './in-process.js';
+import { isThenable } from './utils/thenable.js';
 
 const NOT_RESOLVED = Symbol('not-resolved');
 const ABSOLUTE_URL = /^[a-z][a-z0-9+.-]*:\/\//i;
@@ -26,10 +27,6 @@ const PLAIN_QUERY = /^[^%+\u0080-\uffff]*$/;
 const QueryDict = function QueryDict(this: object) {} as unknown as new () => object;
 QueryDict.prototype = Object.create(null) as object;
 const NO_QUERY: Readonly<Record<string, string>> = Object.freeze(Object.create(null) as Record<string, string>);
-
-function isPromiseLike<T>(value: T | Promise<T>): value is Promise<T> {
-  return typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
-}
 
 /** Errors that mean a bug in a scheme, not bad credentials. */
 function isProgrammingError(err: unknown): boolean {
@@ -250,7 +247,7 @@ export class ApiRequest<Params extends object = PathParams, Data = unknown, Auth
       } catch (err) {
         return this.schemeFailed(err);
       }
-      if (isPromiseLike(result)) return this.awaitScheme(i, result);
+      if (isThenable(result)) return this.awaitScheme(i, result);
       if (result !== null && result !== undefined) return this.authenticated(scheme, result);
     }
     this.notAuthenticated();

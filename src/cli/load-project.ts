@@ -145,8 +145,8 @@ function loadTypeScriptAsModules(): void {
 }
 
 /**
- * A TypeScript config outside any `"type": "module"` package is compiled as
- * CommonJS, so its `export default` arrives one level down.
+ * A config compiled as CommonJS (a `.cts` file, or JavaScript transpiled
+ * from ES modules) has its `export default` one level down.
  */
 function unwrapDefault(value: unknown): unknown {
   if (typeof value === 'object' && value !== null && 'default' in value && (value as { __esModule?: unknown }).__esModule) {

@@ -11,6 +11,7 @@ import {
   type SchemaMode,
 } from './field.js';
 import { pythonStr as pythonNumber } from '../utils/python-str.js';
+import { isThenable } from '../utils/thenable.js';
 
 // DRF's serializer fields, one class per kind, each with DRF's messages as
 // its `messages` attribute; the lower-case factories infer the field's
@@ -901,10 +902,6 @@ export class MultipleChoiceField<C extends ChoiceValue = string> extends Field<C
 // ------------------------------------------------------------------ containers
 
 type AnyField = Field<unknown, unknown, FieldFlags>;
-
-function isThenable(v: unknown): v is PromiseLike<unknown> {
-  return typeof (v as { then?: unknown } | null)?.then === 'function';
-}
 
 export interface ListOptions<T> extends FieldOptions<T[]> {
   allowEmpty?: boolean;

@@ -12,6 +12,7 @@ import {
   type SchemaMode,
 } from './field.js';
 import { compileRepresentation, type CompiledRepresentation, type ReadableField } from './compiled.js';
+import { isThenable } from '../utils/thenable.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyField = Field<any, any, FieldFlags>;
@@ -145,7 +146,7 @@ export class Serializer<S extends Shape> extends Field<InputOf<S>, OutputOf<S>> 
       }
       try {
         const v = field.toInternal(given, ctx);
-        out[name] = typeof (v as { then?: unknown } | null)?.then === 'function' ? await v : v;
+        out[name] = isThenable(v) ? await v : v;
         if (field.validators.length > 0) await field.runValidators(out[name], ctx, name);
       } catch (err) {
         if (!(err instanceof FieldError)) throw err;

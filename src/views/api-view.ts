@@ -25,6 +25,7 @@ import { negotiateRenderer, rendererForFormat } from '../negotiation.js';
 import type { MediaType } from '../media-types.js';
 import { isDatabaseInputError } from '../db/input-errors.js';
 import { constraintViolation, type ConstraintViolation } from '../db/constraint-errors.js';
+import { isThenable } from '../utils/thenable.js';
 
 /** The HTTP methods a view may implement, in DRF's order (for `Allow`). */
 export const HTTP_METHOD_NAMES = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options', 'trace'] as const;
@@ -211,7 +212,7 @@ export class APIView {
     } catch (err) {
       return this.failed(req, err);
     }
-    if (isPromise(authenticating)) {
+    if (isThenable(authenticating)) {
       return authenticating.then(
         () => this.afterAuthentication(req),
         (err: unknown) => this.failed(req, err),
@@ -228,7 +229,7 @@ export class APIView {
     } catch (err) {
       return this.failed(req, err);
     }
-    if (isPromise(initial)) {
+    if (isThenable(initial)) {
       return initial.then(
         () => this.runHandler(req),
         (err: unknown) => this.failed(req, err),
@@ -245,7 +246,7 @@ export class APIView {
     } catch (err) {
       return this.failed(req, err);
     }
-    if (isPromise(checking)) {
+    if (isThenable(checking)) {
       return checking.then(
         () => this.runHandler(req),
         (err: unknown) => this.failed(req, err),
@@ -264,7 +265,7 @@ export class APIView {
     } catch (err) {
       return this.failed(req, err);
     }
-    if (isPromise(out)) {
+    if (isThenable(out)) {
       return out.then(
         (value) => this.finalizeResponse(req, value instanceof Response ? value : new Response(value)),
         (err: unknown) => this.failed(req, err),
@@ -287,14 +288,14 @@ export class APIView {
     this.performContentNegotiation(req);
     this.determineVersion(req);
     const authenticating = this.performAuthentication(req);
-    if (isPromise(authenticating)) return authenticating.then(() => this.checkAccess(req));
+    if (isThenable(authenticating)) return authenticating.then(() => this.checkAccess(req));
     return this.checkAccess(req);
   }
 
   /** Permissions, then throttles. */
   private checkAccess(req: ApiRequest): void | Promise<void> {
     const checking = this.checkPermissions(req);
-    if (isPromise(checking)) return checking.then(() => this.checkThrottles(req));
+    if (isThenable(checking)) return checking.then(() => this.checkThrottles(req));
     return this.checkThrottles(req);
   }
 
@@ -357,7 +358,7 @@ export class APIView {
       const permission = permissions[i]!;
       const allowed = ask(permission);
       if (allowed === undefined) continue;
-      if (isPromise(allowed)) return this.askPermissionsFrom(req, ask, i, allowed);
+      if (isThenable(allowed)) return this.askPermissionsFrom(req, ask, i, allowed);
       if (!allowed) this.permissionDenied(req, permission.message, permission.code);
     }
   }
@@ -565,10 +566,6 @@ function mergeHeaders(res: Response, extra: Readonly<Record<string, string>>): v
     if (current === undefined) res.setHeader(name, extra[name]!);
     else if (name.toLowerCase() === 'link' && !current.includes(extra[name]!)) res.setHeader(name, `${current}, ${extra[name]!}`);
   }
-}
-
-function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
-  return typeof (value as { then?: unknown } | undefined)?.then === 'function';
 }
 
 export function isApiError(err: unknown): err is ApiError {

@@ -14,6 +14,7 @@ import { isModelSaving, type ModelSaving } from '../models/saving.js';
 import { loadRelated } from '../models/related.js';
 import { markReused, selectColumns } from '../db/query-shapes.js';
 import { isOwnExecutor } from '../db/direct.js';
+import { isThenable } from '../utils/thenable.js';
 
 /** What `serialize` receives: the request (for `reverse`) and the view. */
 export interface SerializeContext {
@@ -602,7 +603,3 @@ export class RetrieveUpdateDestroyAPIView<T = any, S extends AnySerializer = Any
   delete(req: ApiRequest) { return this.destroy(req); }
 }
 
-/** Whether `value` is a promise or another thenable, which `await` would wait on. */
-function isThenable<V>(value: V | PromiseLike<V>): value is PromiseLike<V> {
-  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function';
-}
