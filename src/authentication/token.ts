@@ -5,6 +5,7 @@ import type { Token, TokenLookup } from '../authtoken/token-store.js';
 import type { Authentication } from './base.js';
 import { authorizationCredentials } from './authorization-header.js';
 import { AuthenticationFailed } from '../exceptions.js';
+import { isThenable } from '../utils/thenable.js';
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -43,10 +44,12 @@ export class TokenAuthentication implements Authentication {
 
   /**
    * `null` at once when the request carries no credentials for this keyword
-   * (the next scheme runs without waiting); otherwise a promise, rejected
-   * with `AuthenticationFailed` for a bad header or key.
+   * (the next scheme runs without waiting); otherwise the user and token —
+   * at once where the token store answers at once (`lookupNow`), else a
+   * promise — or `AuthenticationFailed` (thrown or rejected) for a bad
+   * header or key.
    */
-  authenticate(req: ApiRequest): Promise<[User, Token] | null> | null {
+  authenticate(req: ApiRequest): Promise<[User, Token] | null> | [User, Token] | null {
     let credentials: string | null;
     try {
       credentials = authorizationCredentials(req, this.keyword, this);
@@ -67,19 +70,18 @@ export class TokenAuthentication implements Authentication {
   }
 
   /** Looks the key up: DRF's `authenticate_credentials`. */
-  authenticateCredentials(key: string, _req: ApiRequest): Promise<[User, Token]> {
-    let lookup: Promise<TokenLookup | null>;
-    try {
-      // A `tokens` service of the app's own may answer with any thenable, or a value.
-      lookup = Promise.resolve(this.app.services.get('tokens').lookup(key));
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    return lookup.then((found) => {
-      if (!found) throw new AuthenticationFailed(this.invalidTokenMessage);
-      if (!found.user.isActive) throw new AuthenticationFailed(this.inactiveUserMessage);
-      return [found.user, found.token];
-    });
+  authenticateCredentials(key: string, _req: ApiRequest): [User, Token] | Promise<[User, Token]> {
+    const tokens = this.app.services.get('tokens');
+    // A `tokens` service of the app's own may answer with any thenable, or a value, and may have no `lookupNow`.
+    const found = typeof tokens.lookupNow === 'function' ? tokens.lookupNow(key) : tokens.lookup(key);
+    if (isThenable(found)) return Promise.resolve(found).then((f) => this.credentialsOf(f));
+    return this.credentialsOf(found);
+  }
+
+  private credentialsOf(found: TokenLookup | null): [User, Token] {
+    if (!found) throw new AuthenticationFailed(this.invalidTokenMessage);
+    if (!found.user.isActive) throw new AuthenticationFailed(this.inactiveUserMessage);
+    return [found.user, found.token];
   }
 
   authenticateHeader(_req: ApiRequest): string {

@@ -1,4 +1,5 @@
 import { CompiledQuery, createQueryId, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { readNow } from '../db/direct.js';
 import type { DB } from '../db/schema.js';
 import { fromDbBoolean, fromDbTimestamp, toDbTimestamp } from '../db/schema.js';
 import { dialectOf } from '../db/dialect.js';
@@ -109,15 +110,10 @@ export class TokenStore {
   // ------------------------------------------------------------- requests
 
   /**
-   * The token whose key this is and its user, in one query; `null` for an
-   * unknown or expired key. Inactive users are returned: the caller decides
-   * (Token authentication answers `User inactive or deleted.`).
-   */
-  /**
    * The lookup runs on every authenticated request: its SQL is built and
    * compiled once, then executed with the digest as its only parameter.
    */
-  private lookupQuery(digest: string): CompiledQuery<LookupRow> {
+  private lookupSql(): string {
     if (this.compiledLookup === null) {
       const compiled = this.db
         .selectFrom('trestle_token as t')
@@ -142,26 +138,47 @@ export class TokenStore {
       if (compiled.parameters.length !== 1) throw new Error('The token lookup query must have exactly one parameter.');
       this.compiledLookup = compiled;
     }
+    return this.compiledLookup.sql;
+  }
+
+  private lookupQuery(digest: string): CompiledQuery<LookupRow> {
+    const sql = this.lookupSql();
     // CompiledQuery.raw(sql, [digest]) without building and freezing the same RawNode per request.
-    this.lookupNode ??= CompiledQuery.raw(this.compiledLookup.sql).query;
+    this.lookupNode ??= CompiledQuery.raw(sql).query;
     return Object.freeze({
-      sql: this.compiledLookup.sql,
+      sql,
       query: this.lookupNode,
       parameters: Object.freeze([digest]),
       queryId: createQueryId(),
     }) as CompiledQuery<LookupRow>;
   }
 
+  /**
+   * The token whose key this is and its user, in one query; `null` for an
+   * unknown or expired key. Inactive users are returned: the caller decides
+   * (Token authentication answers `User inactive or deleted.`).
+   */
   lookup(key: string): Promise<TokenLookup | null> {
-    if (typeof key !== 'string' || key.length === 0 || key.length > MAX_KEY_LENGTH) return Promise.resolve(null);
-    let query: CompiledQuery<LookupRow>;
     try {
-      query = this.lookupQuery(digestKey(key));
+      return Promise.resolve(this.lookupNow(key));
     } catch (err) {
       return Promise.reject(err);
     }
+  }
+
+  /**
+   * `lookup` without a promise where the database answers at once (SQLite
+   * outside a transaction, see `readNow`); else a promise, as `lookup`.
+   * Token authentication calls this one.
+   */
+  lookupNow(key: string): TokenLookup | null | Promise<TokenLookup | null> {
+    if (typeof key !== 'string' || key.length === 0 || key.length > MAX_KEY_LENGTH) return null;
+    const digest = digestKey(key);
+    const executor = this.db.getExecutor();
+    const rows = readNow<LookupRow>(executor, { sql: this.lookupSql(), parameters: [digest] });
+    if (rows !== undefined) return this.found(rows[0], key);
     // One promise from the query to the caller: no async function in between.
-    return this.db.executeQuery(query).then((result) => this.found(result.rows[0], key));
+    return this.db.executeQuery(this.lookupQuery(digest)).then((result) => this.found(result.rows[0], key));
   }
 
   private found(row: LookupRow | undefined, key: string): TokenLookup | null | Promise<TokenLookup | null> {

@@ -4,7 +4,7 @@ import { dirname, resolve } from 'node:path';
 import type { ConnectionOptions } from 'node:tls';
 import BetterSqlite3 from 'better-sqlite3';
 import { loadPg } from './pg-module.js';
-import { markCompiles } from './direct.js';
+import { markCompiles, setReadNow, type ReadNow } from './direct.js';
 import { registerSqliteFunctions } from './sqlite-functions.js';
 import { installDirectPgQueries, type PrepareSettings } from './pg-direct.js';
 import { startQueryDeadlines } from './pg-deadline.js';
@@ -198,25 +198,27 @@ function openSqlite(url: string, filename: string, busyTimeoutMs: number): Datab
  * Kysely's way there — acquire the connection through its mutex, then half
  * a dozen awaits — costs more than many of the reads themselves (see
  * docs/performance.md). The app's own executor, which has no plug-ins,
- * runs a reading statement at once when no transaction holds the
- * connection; writes, transactions, and executors with plug-ins
- * (`withPlugin` makes a new executor) go Kysely's way.
+ * runs a reading statement (an `INSERT … RETURNING` too) at once when no
+ * transaction holds the connection; other writes, transactions, and
+ * executors with plug-ins (`withPlugin` makes a new executor) go Kysely's
+ * way. `readNow` (direct.ts) gives the same rows without a promise.
  */
 function installDirectReads(db: Kysely<DB>, sqlite: BetterSqlite3.Database, statements: SqliteDatabase): void {
   const executor = markCompiles(db);
   const execute = executor.executeQuery.bind(executor);
   const direct = executor as { executeQuery: QueryExecutor['executeQuery'] };
   const readers = new RowReaders(sqlite, statements);
+  const now: ReadNow = (compiled) =>
+    !sqlite.inTransaction && executor.plugins.length === 0 ? readers.read(compiled.sql, compiled.parameters) : undefined;
+  setReadNow(executor, now);
   direct.executeQuery = <R>(compiled: CompiledQuery<R>): Promise<QueryResult<R>> => {
-    if (!sqlite.inTransaction && executor.plugins.length === 0) {
-      let rows: R[] | undefined;
-      try {
-        rows = readers.read(compiled.sql, compiled.parameters) as R[] | undefined;
-      } catch (err) {
-        return Promise.reject(err);
-      }
-      if (rows !== undefined) return Promise.resolve({ rows });
+    let rows: R[] | undefined;
+    try {
+      rows = now(compiled) as R[] | undefined;
+    } catch (err) {
+      return Promise.reject(err);
     }
+    if (rows !== undefined) return Promise.resolve({ rows });
     return execute(compiled);
   };
 }

@@ -82,3 +82,26 @@ export function executeTogetherOn(executor: QueryExecutor): ExecuteTogether | nu
   if (executor.plugins.length > 0) return null;
   return together.get(executor) ?? null;
 }
+
+/** Runs a reading statement at once: its rows, or `undefined` when it cannot here. */
+export type ReadNow = (query: Pick<CompiledQuery, 'sql' | 'parameters'>) => unknown[] | undefined;
+
+const readsNow = new WeakMap<QueryExecutor, ReadNow>();
+
+/** Declares that `executor` can answer some reads without waiting (SQLite's, outside a transaction). */
+export function setReadNow(executor: QueryExecutor, read: ReadNow): void {
+  readsNow.set(executor, read);
+}
+
+/**
+ * The rows of a reading query run on `executor` without waiting, where its
+ * driver answers at once (better-sqlite3, while no transaction holds the
+ * connection); `undefined` when the query must go through
+ * `executor.executeQuery` (PostgreSQL, a transaction's or a plug-in's
+ * executor, a write). Throws what the driver throws. A request that reads
+ * only this way answers without a promise (see docs/performance.md).
+ */
+export function readNow<R>(executor: QueryExecutor, query: Pick<CompiledQuery<R>, 'sql' | 'parameters'>): R[] | undefined {
+  const read = readsNow.get(executor);
+  return read === undefined ? undefined : (read(query) as R[] | undefined);
+}

@@ -6,7 +6,7 @@ import { Response } from '../response.js';
 import { APIView } from './api-view.js';
 import type { InputOf, Serializer, Shape } from '../serializers/serializer.js';
 import type { FilterBackend, FilterBackendClass } from '../filters/base.js';
-import { findOne, isQueryBuilder, listAll } from './source.js';
+import { findOneNow, isQueryBuilder, listAll } from './source.js';
 import { converters, type PathConverter } from '../routing/converters.js';
 import type { Kysely, SelectQueryBuilder } from 'kysely';
 import type { AnyModel } from '../models/model.js';
@@ -329,12 +329,24 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
     return out;
   }
 
-  /** The object named by the URL, after object permissions; 404 when absent. */
-  async getObject(req: ApiRequest): Promise<T> {
-    // Awaited only when they are promises: each await of a plain value is a turn of the microtask queue.
+  /**
+   * The object named by the URL, after object permissions; 404 when absent.
+   * Without a promise when every step answers at once (the default
+   * queryset's row read from SQLite, synchronous permissions): `await` it.
+   */
+  getObject(req: ApiRequest): T | Promise<T> {
     const queryset = this.getQueryset(req);
-    const filtered = this.filterQueryset(req, isThenable(queryset) ? await queryset : queryset);
-    const source = isThenable(filtered) ? await filtered : filtered;
+    if (isThenable(queryset)) return queryset.then((q) => this.objectFrom(req, q));
+    return this.objectFrom(req, queryset);
+  }
+
+  private objectFrom(req: ApiRequest, queryset: Source<T>): T | Promise<T> {
+    const filtered = this.filterQueryset(req, queryset);
+    if (isThenable(filtered)) return filtered.then((source) => this.objectIn(req, source));
+    return this.objectIn(req, filtered);
+  }
+
+  private objectIn(req: ApiRequest, source: Source<T>): T | Promise<T> {
     const kwarg = this.lookupUrlKwarg ?? (this.lookupField in req.params ? this.lookupField : 'pk');
     let value: unknown = req.params[kwarg];
     if (value === undefined) {
@@ -342,23 +354,31 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
         `Expected view ${this.constructor.name} to be called with a URL parameter named "${kwarg}".`,
       );
     }
-    const notFound = () => new NotFound('No ' + this.itemName() + ' matches the given query.');
     // A value of the wrong type or range never reaches SQL (PostgreSQL would refuse it, SQLite would coerce `1e3`).
     const converter = this._lookupConverter;
     if (typeof value === 'string' && converter) {
-      if (!converter.regex.test(value)) throw notFound();
+      if (!converter.regex.test(value)) throw this.objectNotFound();
       try {
         value = converter.toValue(value);
       } catch {
-        throw notFound();
+        throw this.objectNotFound();
       }
     }
     const column = this.model?.fields[this.lookupField]?.columnName(this.lookupField) ?? this.lookupField;
-    const obj = await findOne(source, column, value);
-    if (obj === undefined) throw notFound();
+    const found = findOneNow(source, column, value);
+    if (isThenable(found)) return found.then((obj) => this.permittedObject(req, obj));
+    return this.permittedObject(req, found);
+  }
+
+  private permittedObject(req: ApiRequest, obj: T | undefined): T | Promise<T> {
+    if (obj === undefined) throw this.objectNotFound();
     const checking = this.checkObjectPermissions(req, obj);
-    if (isThenable(checking)) await checking;
+    if (isThenable(checking)) return checking.then(() => obj);
     return obj;
+  }
+
+  private objectNotFound(): NotFound {
+    return new NotFound('No ' + this.itemName() + ' matches the given query.');
   }
 
   /** Used in the 404 message for a missing object: the model's `objectName`, else `object`. */
@@ -524,10 +544,21 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
     return this.loadRelatedRows(req, rows);
   }
 
-  async retrieve(req: ApiRequest): Promise<Response> {
-    const loaded = this.relatedRowsOf(req, [await this.getObject(req)]);
-    const [obj] = isThenable(loaded) ? await loaded : loaded;
-    return new Response(this.serialize(obj!, { request: req, view: this }));
+  /** GET one object; without a promise when `getObject` and the related rows answer at once. */
+  retrieve(req: ApiRequest): Response | Promise<Response> {
+    const obj = this.getObject(req);
+    if (isThenable(obj)) return obj.then((o) => this.retrieved(req, o));
+    return this.retrieved(req, obj);
+  }
+
+  private retrieved(req: ApiRequest, obj: T): Response | Promise<Response> {
+    const loaded = this.relatedRowsOf(req, [obj]);
+    if (isThenable(loaded)) return loaded.then((rows) => this.representedOne(req, rows[0]!));
+    return this.representedOne(req, loaded[0]!);
+  }
+
+  private representedOne(req: ApiRequest, obj: T): Response {
+    return new Response(this.serialize(obj, { request: req, view: this }));
   }
 
   async create(req: ApiRequest): Promise<Response> {

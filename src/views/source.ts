@@ -2,6 +2,7 @@ import type { CompiledQuery, SelectQueryBuilder } from 'kysely';
 import type { Source } from '../pagination/base.js';
 import { isDatabaseInputError } from '../db/input-errors.js';
 import { deriveFrom, listingOf, ownCompile, type Derived } from '../db/query-shapes.js';
+import { readNow } from '../db/direct.js';
 
 /** True for a Kysely select builder (as opposed to an array). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -20,19 +21,41 @@ export async function listAll<T>(source: Source<T>): Promise<T[]> {
  * database refuses the value for the column's type: no such item).
  */
 export async function findOne<T>(source: Source<T>, field: string, value: unknown): Promise<T | undefined> {
+  return findOneNow(source, field, value);
+}
+
+/**
+ * `findOne` without a promise where the database answers at once (see
+ * `readNow`): the item itself, else a promise of it.
+ */
+export function findOneNow<T>(source: Source<T>, field: string, value: unknown): T | undefined | Promise<T | undefined> {
   if (isQueryBuilder(source)) {
+    let found: Derived<T> | null;
+    let rows: T[] | undefined;
     try {
-      const found = findQuery(source, field, value);
-      if (found !== null) return (await found.executor.executeQuery(found.query)).rows[0];
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any
-      return (await (source as SelectQueryBuilder<any, any, T>).where(field as any, '=', value as any).executeTakeFirst()) as T | undefined;
+      found = findQuery(source, field, value);
+      if (found !== null) rows = readNow(found.executor, found.query);
     } catch (err) {
       if (isDatabaseInputError(err)) return undefined;
       throw err;
     }
+    if (rows !== undefined) return rows[0];
+    return findOneLater(source, found, field, value);
   }
   // Path parameters are typed by their converter; compare loosely across number/string.
   return (source as readonly T[]).find((item) => String((item as Record<string, unknown>)[field]) === String(value));
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+async function findOneLater<T>(source: SelectQueryBuilder<any, any, T>, found: Derived<T> | null, field: string, value: unknown): Promise<T | undefined> {
+  try {
+    if (found !== null) return (await found.executor.executeQuery(found.query)).rows[0];
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    return (await source.where(field as any, '=', value as any).executeTakeFirst()) as T | undefined;
+  } catch (err) {
+    if (isDatabaseInputError(err)) return undefined;
+    throw err;
+  }
 }
 
 /**

@@ -140,7 +140,7 @@ class TransactionBookViewSet extends BookViewSet {
     return this.inTransaction(req, () => super.list(req));
   }
   override retrieve(req: ApiRequest) {
-    return this.inTransaction(req, () => super.retrieve(req));
+    return this.inTransaction(req, async () => super.retrieve(req));
   }
 }
 
