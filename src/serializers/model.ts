@@ -1,5 +1,6 @@
 import { createQueryId, NoResultError, type CompiledQuery, type Kysely, type QueryExecutor } from 'kysely';
-import { directExecutorOf } from '../db/direct.js';
+import { directExecutorOf, readNow } from '../db/direct.js';
+import { isThenable } from '../utils/thenable.js';
 import { allRowsOf } from '../db/query-shapes.js';
 import type { ApiRequest } from '../request.js';
 import { toDbBoolean, toDbTimestamp } from '../db/schema.js';
@@ -28,6 +29,9 @@ import {
 import { HyperlinkedIdentityField, HyperlinkedRelatedField, PrimaryKeyRelatedField, type RelatedField } from './relations.js';
 import { Serializer, type Shape } from './serializer.js';
 import { UniqueTogetherValidator, UniqueValidator } from './validators.js';
+
+/** A row as a model serializer's `create` and `update` return it. */
+type Saved<M extends AnyModel> = M['$inferSelect'] & Record<string, unknown>;
 
 // DRF's ModelSerializer (rest_framework/serializers.py and
 // rest_framework/utils/field_mapping.py): the fields of a serializer derived
@@ -183,15 +187,35 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
    * callable defaults and `autoNowAdd`) and returns it as stored, with the
    * nested relations loaded.
    */
-  async create(db: Kysely<any>, data: Record<string, unknown>, _ctx: SaveContext = { request: null }): Promise<M['$inferSelect'] & Record<string, unknown>> {
+  create(db: Kysely<any>, data: Record<string, unknown>, ctx: SaveContext = { request: null }): Promise<Saved<M>> {
+    try {
+      return Promise.resolve(this.createNow(db, data, ctx));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /**
+   * `create` without a promise where the database answers at once (SQLite
+   * outside a transaction, see `readNow`): the row itself, else a promise.
+   * A model view calls this one when `create` is this class's own.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  createNow(db: Kysely<any>, data: Record<string, unknown>, _ctx: SaveContext = { request: null }): Saved<M> | Promise<Saved<M>> {
     this.refuseNestedWrites('create', data);
     const values = this.model.insertValues(this.columnValues(data) as never) as Record<string, unknown>;
     // Django's save() gives an omitted string field with no default its empty string (Field.get_default()).
     for (const name of (this.emptyStringFields ??= this.findEmptyStringFields())) if (values[name] === undefined) values[name] = '';
-    const row = await insertReturning(db, this.model.tableName, storable(values), this.model.columnNames());
+    const row = insertReturning(db, this.model.tableName, storable(values), this.model.columnNames());
+    if (isThenable(row)) return row.then((r) => this.afterCreate(db, r, data));
+    return this.afterCreate(db, row, data);
+  }
+
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  private afterCreate(db: Kysely<any>, row: Record<string, unknown>, data: Record<string, unknown>): Saved<M> | Promise<Saved<M>> {
     const after = this.afterWrite(db, row, data);
-    if (after !== undefined) await after;
-    return row as M['$inferSelect'] & Record<string, unknown>;
+    if (after !== undefined) return after.then(() => row as Saved<M>);
+    return row as Saved<M>;
   }
 
   /**
@@ -211,7 +235,7 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
    * `instance`'s row, `autoNow` fields set to now (`model.updateValues`),
    * and returns the row as stored.
    */
-  async update(db: Kysely<any>, instance: Record<string, unknown>, data: Record<string, unknown>, _ctx: SaveContext = { request: null }): Promise<M['$inferSelect'] & Record<string, unknown>> {
+  async update(db: Kysely<any>, instance: Record<string, unknown>, data: Record<string, unknown>, _ctx: SaveContext = { request: null }): Promise<Saved<M>> {
     this.refuseNestedWrites('update', data);
     const changes = this.model.updateValues(this.columnValues(data) as never) as Record<string, unknown>;
     const pk = this.model.primaryKey;
@@ -223,7 +247,7 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
     }
     const after = this.afterWrite(db, row, data);
     if (after !== undefined) await after;
-    return row as M['$inferSelect'] & Record<string, unknown>;
+    return row as Saved<M>;
   }
 
   /**
@@ -876,7 +900,7 @@ const MAX_INSERT_SHAPES = 500;
  * compile whose parameters are not the values in order) is built each time.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-async function insertReturning(db: Kysely<any>, table: string, values: Record<string, unknown>, columns: readonly string[]): Promise<Record<string, unknown>> {
+function insertReturning(db: Kysely<any>, table: string, values: Record<string, unknown>, columns: readonly string[]): Record<string, unknown> | Promise<Record<string, unknown>> {
   const executor = db.getExecutor();
   let key: string | null = table;
   const parameters: unknown[] = [];
@@ -906,7 +930,14 @@ async function insertReturning(db: Kysely<any>, table: string, values: Record<st
       map.set(key, same ? { sql: compiled.sql, query: compiled.query } : null);
     }
   }
-  const row = (await executor.executeQuery(compiled)).rows[0] as Record<string, unknown> | undefined;
+  // At once where the driver answers at once (SQLite outside a transaction: see `readNow`).
+  const rows = readNow(executor, compiled);
+  if (rows !== undefined) return insertedRow(rows, compiled);
+  return executor.executeQuery(compiled).then((result) => insertedRow(result.rows, compiled));
+}
+
+function insertedRow(rows: readonly unknown[], compiled: CompiledQuery): Record<string, unknown> {
+  const row = rows[0] as Record<string, unknown> | undefined;
   if (row === undefined) throw new NoResultError(compiled.query as never);
   return row;
 }

@@ -2,7 +2,8 @@ import type { Source } from '../pagination/base.js';
 import type { ApiRequest } from '../request.js';
 import { absoluteRouteUrl, reverse } from '../routing/reverse.js';
 import { NamespaceVersioning } from '../versioning/namespace.js';
-import { findOne } from '../views/source.js';
+import { findOneNow } from '../views/source.js';
+import { isThenable } from '../utils/thenable.js';
 import { Field, pythonType, type FieldContext, type FieldFlags, type FieldOf, type FieldOptions, type JsonSchema } from './field.js';
 import { IntegerField } from './fields.js';
 
@@ -34,16 +35,29 @@ export abstract class RelatedField<R, Out> extends Field<R, Out> {
     }
   }
 
-  /** The related objects for `request` (for lookups and for a form's select). */
-  async getQueryset(request: ApiRequest | null): Promise<Source<R>> {
+  /** The related objects for `request` (for lookups and for a form's select): `await` it. */
+  getQueryset(request: ApiRequest | null): Source<R> | Promise<Source<R>> {
     if (!this.queryset) throw new TypeError('This related field is read-only: it has no queryset.');
     if (!request) throw new TypeError('A related field needs the request to look objects up.');
     return this.queryset(request);
   }
 
-  /** The object whose `field` equals `value`, or `undefined`. */
-  protected async lookup(field: string, value: unknown, ctx: FieldContext): Promise<R | undefined> {
-    return findOne(await this.getQueryset(ctx.request), field, value);
+  /**
+   * The object whose `field` equals `value`, or `undefined`; without a
+   * promise where the queryset and the database answer at once (see
+   * `findOneNow`).
+   */
+  protected lookup(field: string, value: unknown, ctx: FieldContext): R | undefined | Promise<R | undefined> {
+    const source = this.getQueryset(ctx.request);
+    if (isThenable(source)) return source.then((s) => findOneNow(s, field, value));
+    return findOneNow(source, field, value);
+  }
+
+  /** `lookup`'s object, or what `missing()` throws when there is none. */
+  protected lookupOrFail(field: string, value: unknown, ctx: FieldContext, missing: () => never): R | Promise<R> {
+    const obj = this.lookup(field, value, ctx);
+    if (isThenable(obj)) return obj.then((o) => (o === undefined ? missing() : o));
+    return obj === undefined ? missing() : obj;
   }
 
   /** The key of a rendered value: the attribute itself, or `field` of an object. */
@@ -77,17 +91,20 @@ export class PrimaryKeyRelatedField<R, K = number> extends RelatedField<R, K> {
     this.pkAttribute = options.pkAttribute ?? 'id';
     this.pkField = options.pkField ?? new IntegerField();
   }
-  async toInternal(value: unknown, ctx: FieldContext): Promise<R> {
+  toInternal(value: unknown, ctx: FieldContext): R | Promise<R> {
     if (typeof value === 'boolean' || value === null || typeof value === 'object') this.fail('incorrect_type', { data_type: pythonType(value) });
+    const incorrect = () => this.fail('incorrect_type', { data_type: pythonType(value) });
     let pk: unknown;
     try {
-      pk = await this.pkField.toInternal(value, ctx);
+      pk = this.pkField.toInternal(value, ctx);
     } catch {
-      this.fail('incorrect_type', { data_type: pythonType(value) });
+      incorrect();
     }
-    const obj = await this.lookup(this.pkAttribute, pk, ctx);
-    if (obj === undefined) this.fail('does_not_exist', { pk_value: String(value) });
-    return obj;
+    if (isThenable(pk)) return Promise.resolve(pk).then((key) => this.pkLookup(key, value, ctx), incorrect);
+    return this.pkLookup(pk, value, ctx);
+  }
+  private pkLookup(pk: unknown, value: unknown, ctx: FieldContext): R | Promise<R> {
+    return this.lookupOrFail(this.pkAttribute, pk, ctx, () => this.fail('does_not_exist', { pk_value: String(value) }));
   }
   toRepresentation(value: unknown, ctx: FieldContext): K {
     return this.pkField.toRepresentation(this.keyOf(value, this.pkAttribute), ctx) as K;
@@ -115,12 +132,10 @@ export class SlugRelatedField<R> extends RelatedField<R, string> {
     super(options);
     this.slugField = options.slugField;
   }
-  async toInternal(value: unknown, ctx: FieldContext): Promise<R> {
+  toInternal(value: unknown, ctx: FieldContext): R | Promise<R> {
     if (typeof value !== 'string' && typeof value !== 'number') this.fail('invalid');
     if (typeof value === 'string' && (value.length > 1000 || value.includes('\u0000'))) this.fail('invalid');
-    const obj = await this.lookup(this.slugField, value, ctx);
-    if (obj === undefined) this.fail('does_not_exist', { slug_name: this.slugField, value: String(value) });
-    return obj;
+    return this.lookupOrFail(this.slugField, value, ctx, () => this.fail('does_not_exist', { slug_name: this.slugField, value: String(value) }));
   }
   toRepresentation(value: unknown): string {
     return String(this.keyOf(value, this.slugField));
@@ -298,7 +313,7 @@ export class HyperlinkedRelatedField<R> extends RelatedField<R, string> {
     };
   }
 
-  async toInternal(value: unknown, ctx: FieldContext): Promise<R> {
+  toInternal(value: unknown, ctx: FieldContext): R | Promise<R> {
     if (typeof value !== 'string') this.fail('incorrect_type', { data_type: pythonType(value) });
     const request = ctx.request;
     if (!request) throw new TypeError('A hyperlinked field needs the request to read a URL.');
@@ -333,9 +348,7 @@ export class HyperlinkedRelatedField<R> extends RelatedField<R, string> {
     if (found.route.match.viewName !== expected) this.fail('incorrect_match');
     const key = found.params[this.link.lookupUrlKwarg];
     if (key === undefined) this.fail('does_not_exist');
-    const obj = await this.lookup(this.link.lookupField, key, ctx);
-    if (obj === undefined) this.fail('does_not_exist');
-    return obj;
+    return this.lookupOrFail(this.link.lookupField, key, ctx, () => this.fail('does_not_exist'));
   }
 
   toRepresentation(value: unknown, ctx: FieldContext): string {

@@ -107,31 +107,70 @@ export class Serializer<S extends Shape> extends Field<InputOf<S>, OutputOf<S>> 
   validate(data: unknown, options: ValidateOptions & { partial: true }): Promise<Partial<InputOf<S>>>;
   validate(data: unknown, options?: ValidateOptions & { partial?: false }): Promise<InputOf<S>>;
   validate(data: unknown, options?: ValidateOptions): Promise<Partial<InputOf<S>>>;
-  async validate(data: unknown, options: ValidateOptions = {}): Promise<Partial<InputOf<S>>> {
-    const key = options.nonFieldErrorsKey ?? 'non_field_errors';
-    if (data === null || data === undefined) throw new ValidationError({ [key]: ['No data provided'] });
+  validate(data: unknown, options: ValidateOptions = {}): Promise<Partial<InputOf<S>>> {
     try {
-      const ctx: FieldContext = { ...options, request: options.request ?? null };
-      const attrs = await this.toInternal(data, ctx);
-      // Serializer-level validators (DRF's `validators` / `Meta.validators`), once every field passed.
-      if (this.validators.length > 0) await this.runValidators(attrs, ctx, null);
-      return attrs;
+      return Promise.resolve(this.validateNow(data, options));
     } catch (err) {
-      if (!(err instanceof FieldError)) throw err;
-      const detail = err.detail;
-      throw new ValidationError(Array.isArray(detail) || typeof detail === 'string' ? { [key]: detail } : detail);
+      return Promise.reject(err);
     }
   }
 
-  /** The nested form of `validate`: a dict in, errors as a `FieldError` map. */
-  async toInternal(value: unknown, ctx: FieldContext): Promise<InputOf<S>> {
+  /**
+   * `validate` without a promise where every field answers at once (a
+   * related field's row read from SQLite, no validators that wait): the
+   * validated data itself, else a promise of it. Generic views call this
+   * one unless `validate` is overridden.
+   */
+  validateNow(data: unknown, options: ValidateOptions = {}): Partial<InputOf<S>> | Promise<Partial<InputOf<S>>> {
+    const key = options.nonFieldErrorsKey ?? 'non_field_errors';
+    if (data === null || data === undefined) throw new ValidationError({ [key]: ['No data provided'] });
+    const failed = (err: unknown) => this.validationFailed(err, key);
+    try {
+      const ctx: FieldContext = { ...options, request: options.request ?? null };
+      const attrs = this.toInternal(data, ctx);
+      if (isThenable(attrs)) return attrs.then((a) => this.withValidators(a, ctx)).then(undefined, failed);
+      const checked = this.withValidators(attrs, ctx);
+      return isThenable(checked) ? checked.then(undefined, failed) : checked;
+    } catch (err) {
+      return failed(err);
+    }
+  }
+
+  /** Serializer-level validators (DRF's `validators` / `Meta.validators`), once every field passed. */
+  private withValidators(attrs: InputOf<S>, ctx: FieldContext): InputOf<S> | Promise<InputOf<S>> {
+    if (this.validators.length === 0) return attrs;
+    return this.runValidators(attrs, ctx, null).then(() => attrs);
+  }
+
+  /** A `FieldError` of validation as DRF's `ValidationError` map; anything else as it is. */
+  private validationFailed(err: unknown, key: string): never {
+    if (!(err instanceof FieldError)) throw err;
+    const detail = err.detail;
+    throw new ValidationError(Array.isArray(detail) || typeof detail === 'string' ? { [key]: detail } : detail);
+  }
+
+  /**
+   * The nested form of `validate`: a dict in, errors as a `FieldError` map.
+   * Without a promise while every field answers at once.
+   */
+  toInternal(value: unknown, ctx: FieldContext): InputOf<S> | Promise<InputOf<S>> {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
       this.fail('invalid', { datatype: pythonType(value) });
     }
-    const input = value as Record<string, unknown>;
-    const out: Record<string, unknown> = {};
-    const errors: Record<string, ErrorDetail> = {};
-    for (const [name, field] of this.writable) {
+    return this.internalFrom(value as Record<string, unknown>, ctx, 0, {}, {});
+  }
+
+  /** The writable fields from `start` on, those before it done (`out`, `errors`); the first that waits makes the rest wait. */
+  private internalFrom(
+    input: Record<string, unknown>,
+    ctx: FieldContext,
+    start: number,
+    out: Record<string, unknown>,
+    errors: Record<string, ErrorDetail>,
+  ): InputOf<S> | Promise<InputOf<S>> {
+    const writable = this.writable;
+    for (let i = start; i < writable.length; i++) {
+      const [name, field] = writable[i]!;
       const given = Object.hasOwn(input, name) ? input[name] : undefined;
       if (given === undefined) {
         if (ctx.partial) continue;
@@ -144,17 +183,39 @@ export class Serializer<S extends Shape> extends Field<InputOf<S>, OutputOf<S>> 
         else errors[name] = [field.message('null')];
         continue;
       }
+      let v: unknown;
       try {
-        const v = field.toInternal(given, ctx);
-        out[name] = isThenable(v) ? await v : v;
-        if (field.validators.length > 0) await field.runValidators(out[name], ctx, name);
+        v = field.toInternal(given, ctx);
       } catch (err) {
         if (!(err instanceof FieldError)) throw err;
         errors[name] = err.detail;
+        continue;
       }
+      if (isThenable(v) || field.validators.length > 0) return this.internalLater(input, ctx, i, v, out, errors);
+      out[name] = v;
     }
     if (Object.keys(errors).length > 0) throw new FieldError(errors);
     return out as InputOf<S>;
+  }
+
+  /** Field `i`'s value (`pending`, maybe a promise) and its validators awaited, then the fields after it. */
+  private async internalLater(
+    input: Record<string, unknown>,
+    ctx: FieldContext,
+    i: number,
+    pending: unknown,
+    out: Record<string, unknown>,
+    errors: Record<string, ErrorDetail>,
+  ): Promise<InputOf<S>> {
+    const [name, field] = this.writable[i]!;
+    try {
+      out[name] = isThenable(pending) ? await pending : pending;
+      if (field.validators.length > 0) await field.runValidators(out[name], ctx, name);
+    } catch (err) {
+      if (!(err instanceof FieldError)) throw err;
+      errors[name] = err.detail;
+    }
+    return this.internalFrom(input, ctx, i + 1, out, errors);
   }
 
   /**

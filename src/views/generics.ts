@@ -4,7 +4,7 @@ import type { Pagination, PaginationClass, Source } from '../pagination/base.js'
 import { ApiError, NotFound, ValidationError, ImproperlyConfigured } from '../exceptions.js';
 import { Response } from '../response.js';
 import { APIView } from './api-view.js';
-import type { InputOf, Serializer, Shape } from '../serializers/serializer.js';
+import { Serializer, type InputOf, type Shape } from '../serializers/serializer.js';
 import type { FilterBackend, FilterBackendClass } from '../filters/base.js';
 import { findOneNow, isQueryBuilder, listAll } from './source.js';
 import { converters, type PathConverter } from '../routing/converters.js';
@@ -404,16 +404,20 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
    * adds object-level checks (DRF's `validate(attrs)`) and must return every
    * required field when `ctx.partial` is false.
    */
-  async validate(data: unknown, ctx: ValidateContext<T>): Promise<Partial<ViewInput<S>>> {
+  validate(data: unknown, ctx: ValidateContext<T>): Partial<ViewInput<S>> | Promise<Partial<ViewInput<S>>> {
     const serializer = this.getSerializerClass(ctx.request);
     if (serializer) {
-      return serializer.validate(data, {
+      const options = {
         request: ctx.request,
         partial: ctx.partial,
         instance: ctx.instance,
         view: this,
         nonFieldErrorsKey: this.app.settings.NON_FIELD_ERRORS_KEY,
-      }) as Promise<Partial<ViewInput<S>>>;
+      };
+      // Without a promise where the serializer's fields answer at once, unless its `validate` is its own.
+      return (serializer.validate === Serializer.prototype.validate ? serializer.validateNow(data, options) : serializer.validate(data, options)) as
+        | Partial<ViewInput<S>>
+        | Promise<Partial<ViewInput<S>>>;
     }
     if (data === null || typeof data !== 'object' || Array.isArray(data)) {
       const kind = data === null ? 'NoneType' : Array.isArray(data) ? 'list' : typeof data === 'string' ? 'str' : typeof data;
@@ -436,8 +440,10 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
     const values = data as Record<string, unknown>;
     const db = this.database(req);
     // One statement is atomic by itself: no BEGIN/COMMIT around it (see `ModelSaving.writesOneStatement`).
-    if (saving.writesOneStatement?.('create', values) === true) return saving.create(db, values, ctx) as Promise<T>;
-    return db.transaction().execute((trx) => saving.create(trx, values, ctx)) as Promise<T>;
+    if (saving.writesOneStatement?.('create', values) === true) {
+      return (saving.createNow ? saving.createNow(db, values, ctx) : saving.create(db, values, ctx)) as T | Promise<T>;
+    }
+    return db.transaction().execute(async (trx) => saving.create(trx, values, ctx)) as Promise<T>;
   }
 
   /**
@@ -561,11 +567,27 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
     return new Response(this.serialize(obj, { request: req, view: this }));
   }
 
-  async create(req: ApiRequest): Promise<Response> {
-    const data = await this.validate(req.data, { request: req, partial: false, instance: null });
+  /** POST: validate, write, answer 201; without a promise when each step answers at once (SQLite). */
+  create(req: ApiRequest): Response | Promise<Response> {
+    const data = this.validate(req.data, { request: req, partial: false, instance: null });
+    if (isThenable(data)) return data.then((d) => this.createValid(req, d));
+    return this.createValid(req, data);
+  }
+
+  private createValid(req: ApiRequest, data: Partial<ViewInput<S>>): Response | Promise<Response> {
     // Non-partial validation returned every required field.
-    const loaded = this.relatedRowsOf(req, [await this.performCreate(req, data as ViewInput<S>)]);
-    const [obj] = isThenable(loaded) ? await loaded : loaded;
+    const obj = this.performCreate(req, data as ViewInput<S>);
+    if (isThenable(obj)) return obj.then((o) => this.created(req, o));
+    return this.created(req, obj);
+  }
+
+  private created(req: ApiRequest, obj: T): Response | Promise<Response> {
+    const loaded = this.relatedRowsOf(req, [obj]);
+    if (isThenable(loaded)) return loaded.then((rows) => this.createdResponse(req, rows[0]!));
+    return this.createdResponse(req, loaded[0]!);
+  }
+
+  private createdResponse(req: ApiRequest, obj: T): Response {
     const body = this.serialize(obj, { request: req, view: this });
     return new Response(body, { status: 201, headers: this.getSuccessHeaders(body) });
   }

@@ -1,0 +1,80 @@
+import { promiseHooks } from 'node:v8';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KyselyUserStore, type Database, type TrestleApp } from '../../src/index.js';
+import { DEMO_USER } from '../../example/catalogue/seed.js';
+import { testDatabases } from '../helpers/databases.js';
+import { startExample, type RunningExample } from './start-example.js';
+
+const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
+
+/**
+ * `run()`'s result, and the first framework frame of each promise created
+ * while it ran from code under src/ (the pipeline; not Fastify's or the
+ * injector's own).
+ */
+async function promisesOfFramework<T>(run: () => Promise<T>): Promise<{ result: T; created: string[] }> {
+  const created: string[] = [];
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 40;
+  const stop = promiseHooks.onInit(() => {
+    const frame = new Error().stack!.split('\n').find((line) => line.includes(SRC));
+    if (frame !== undefined) created.push(frame.trim());
+  });
+  try {
+    return { result: await run(), created };
+  } finally {
+    stop();
+    Error.stackTraceLimit = limit;
+  }
+}
+
+describe.each(testDatabases())("the example's book endpoints on $name", ({ name, open }) => {
+  let database: Database;
+  let app: TrestleApp;
+  let running: RunningExample | undefined;
+  let key = '';
+
+  beforeAll(async () => {
+    running = await startExample(open);
+    ({ database, app } = running);
+    const user = await new KyselyUserStore(database.db).getByUsername(DEMO_USER.username);
+    key = (await app.trestle.services.get('tokens').getOrCreate(user!)).token.key;
+    await app.ready(); // the start-up checks, which query, run before the first request
+  }, 120_000);
+
+  afterAll(() => running?.stop());
+
+  // On SQLite every read is answered at once (better-sqlite3), so a token-authenticated detail and
+  // a create run from the route to the reply without a promise; on PostgreSQL each query waits.
+  it(name === 'sqlite' ? 'a token detail and a create answer without a promise in the pipeline' : 'a token detail and a create wait on their queries', async () => {
+    const authorization = `Token ${key}`;
+    const detail = await promisesOfFramework(() => app.inject({ url: '/api/books/7/', headers: { authorization } }));
+    expect(detail.result.statusCode).toBe(200);
+    expect(detail.result.headers['content-type']).toBe('application/json');
+    expect(detail.result.headers['allow']).toBe('GET, PUT, PATCH, DELETE, HEAD, OPTIONS');
+    expect(detail.result.json()).toMatchObject({ url: 'http://localhost:80/api/books/7/', id: 7, author: 'http://localhost:80/api/authors/7/' });
+
+    const payload = { title: 'Written at once', author: 'http://localhost:80/api/authors/3/', year: 2001, isbn: '9780000000002' };
+    const created = await promisesOfFramework(() => app.inject({ method: 'POST', url: '/api/books/', payload, headers: { authorization } }));
+    expect(created.result.statusCode).toBe(201);
+    const book = created.result.json();
+    expect(created.result.headers['location']).toBe(book.url);
+    expect(book).toMatchObject({ title: 'Written at once', author: 'http://localhost:80/api/authors/3/', year: 2001, isbn: '9780000000002' });
+
+    const missing = await promisesOfFramework(() =>
+      app.inject({ method: 'POST', url: '/api/books/', payload: { ...payload, author: 'http://localhost:80/api/authors/999999/' }, headers: { authorization } }),
+    );
+    expect(missing.result.statusCode).toBe(400);
+    expect(missing.result.json()).toEqual({ author: ['Invalid hyperlink - Object does not exist.'] });
+
+    const refused = await promisesOfFramework(() => app.inject({ url: '/api/books/7/', headers: { authorization: 'Token not-a-key' } }));
+    expect(refused.result.statusCode).toBe(403);
+    expect(refused.result.json()).toEqual({ detail: 'Invalid token.' });
+
+    const all = [...detail.created, ...created.created, ...missing.created, ...refused.created];
+    if (name === 'sqlite') expect(all).toEqual([]);
+    else expect(all.length).toBeGreaterThan(4);
+    expect((await app.inject({ method: 'DELETE', url: new URL(book.url).pathname, headers: { authorization } })).statusCode).toBe(204);
+  });
+});
