@@ -206,7 +206,12 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
     const values = this.model.insertValues(this.columnValues(data) as never) as Record<string, unknown>;
     // Django's save() gives an omitted string field with no default its empty string (Field.get_default()).
     for (const name of (this.emptyStringFields ??= this.findEmptyStringFields())) if (values[name] === undefined) values[name] = '';
-    const row = insertReturning(db, this.model.tableName, storable(values), this.model.columnNames());
+    // `values` is insertValues' own copy: its booleans and dates are made storable where they are.
+    for (const k in values) {
+      const v = values[k];
+      if (typeof v === 'boolean' || v instanceof Date) values[k] = storableValue(v);
+    }
+    const row = insertReturning(db, this.model.tableName, values, this.model.columnNames());
     if (isThenable(row)) return row.then((r) => this.afterCreate(db, r, data));
     return this.afterCreate(db, row, data);
   }
@@ -919,6 +924,9 @@ function insertReturning(db: Kysely<any>, table: string, values: Record<string, 
   const known = key === null || shapes === undefined ? undefined : shapes.get(key);
   let compiled: CompiledQuery;
   if (known) {
+    // At once where the driver answers at once (SQLite outside a transaction: see `readNow`); no query id needed there.
+    const rows = readNow(executor, { sql: known.sql, parameters });
+    if (rows !== undefined) return insertedRow(rows, known.query);
     compiled = { sql: known.sql, query: known.query, parameters, queryId: createQueryId() };
   } else {
     compiled = db.insertInto(table).values(values).returning(columns as never).compile();
@@ -930,20 +938,24 @@ function insertReturning(db: Kysely<any>, table: string, values: Record<string, 
       map.set(key, same ? { sql: compiled.sql, query: compiled.query } : null);
     }
   }
-  // At once where the driver answers at once (SQLite outside a transaction: see `readNow`).
   const rows = readNow(executor, compiled);
-  if (rows !== undefined) return insertedRow(rows, compiled);
-  return executor.executeQuery(compiled).then((result) => insertedRow(result.rows, compiled));
+  if (rows !== undefined) return insertedRow(rows, compiled.query);
+  return executor.executeQuery(compiled).then((result) => insertedRow(result.rows, compiled.query));
 }
 
-function insertedRow(rows: readonly unknown[], compiled: CompiledQuery): Record<string, unknown> {
+function insertedRow(rows: readonly unknown[], query: CompiledQuery['query']): Record<string, unknown> {
   const row = rows[0] as Record<string, unknown> | undefined;
-  if (row === undefined) throw new NoResultError(compiled.query as never);
+  if (row === undefined) throw new NoResultError(query as never);
   return row;
+}
+
+/** A boolean or a date as its column stores it; anything else as it is. */
+function storableValue(v: unknown): unknown {
+  return typeof v === 'boolean' ? toDbBoolean(v) : v instanceof Date ? toDbTimestamp(v) : v;
 }
 
 function storable(values: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(values)) out[k] = typeof v === 'boolean' ? toDbBoolean(v) : v instanceof Date ? toDbTimestamp(v) : v;
+  for (const [k, v] of Object.entries(values)) out[k] = storableValue(v);
   return out;
 }
