@@ -25,8 +25,8 @@ export interface OpenAPIParameter {
  * never on the instance.
  */
 export interface Pagination<T = unknown> {
-  /** The items of the requested page, or `null` when pagination does not apply. */
-  paginate(source: Source<T>, req: ApiRequest, view: APIView | null): Promise<T[] | null>;
+  /** The items of the requested page, or `null` when pagination does not apply; a value or a promise of it. */
+  paginate(source: Source<T>, req: ApiRequest, view: APIView | null): T[] | null | Promise<T[] | null>;
   /** The response for a page: `data` is the page's items, already serialized. */
   paginatedResponse(data: unknown[], req: ApiRequest): Response;
   /** The JSON schema of a paginated response whose items follow `schema`. */
@@ -93,7 +93,7 @@ export abstract class BasePagination<T = unknown, State = unknown> implements Pa
    */
   checkConfiguration(): void {}
 
-  abstract paginate(source: Source<T>, req: ApiRequest, view: APIView | null): Promise<T[] | null>;
+  abstract paginate(source: Source<T>, req: ApiRequest, view: APIView | null): T[] | null | Promise<T[] | null>;
   abstract paginatedResponse(data: unknown[], req: ApiRequest): Response;
   abstract paginatedResponseSchema(schema: Record<string, unknown>): Record<string, unknown>;
   abstract schemaParameters(view: APIView | null): OpenAPIParameter[];

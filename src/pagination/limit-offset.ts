@@ -6,7 +6,8 @@ import { BasePagination, warnOnce, type AppContext, type CountStrategy, type Cou
 import { countWith, ESTIMATED_COUNT_THRESHOLD } from './count.js';
 import { displayedPageNumbers, pageLinks } from './html.js';
 import { positiveInt, PythonValueError, toSafeNumber } from './python-int.js';
-import { pageSource } from './source.js';
+import { pageSource, type CountAndSlice, type PageSource } from './source.js';
+import { isThenable } from '../utils/thenable.js';
 
 /** What `LimitOffsetPagination` keeps on `req.pagination`. Exact integers, as Python's. */
 export interface LimitOffsetState {
@@ -85,7 +86,8 @@ export class LimitOffsetPagination<T = unknown> extends BasePagination<T, LimitO
     }
   }
 
-  async paginate(source: Source<T>, req: ApiRequest, view: APIView | null): Promise<T[] | null> {
+  /** The slice's items; without a promise when the count and the slice are read at once (SQLite). */
+  paginate(source: Source<T>, req: ApiRequest, view: APIView | null): T[] | null | Promise<T[] | null> {
     const limit = this.getLimit(req);
     if (limit === null) return null;
     const src = pageSource(source);
@@ -98,11 +100,19 @@ export class LimitOffsetPagination<T = unknown> extends BasePagination<T, LimitO
       // can (PostgreSQL); past the end it is empty either way.
       const both = src.countAndSlice(Number(offset), n);
       if (both !== null) {
-        const { count, items } = await both;
-        this.setState(req, { limit, offset, count, capped: undefined, hasNext: offset + limit < BigInt(count), url });
-        return items;
+        const counted = (b: CountAndSlice<T>): T[] => {
+          this.setState(req, { limit, offset, count: b.count, capped: undefined, hasNext: offset + limit < BigInt(b.count), url });
+          return b.items;
+        };
+        return isThenable(both) ? both.then(counted) : counted(both);
       }
     }
+    return this.paginateCounting(src, req, limit, offset, strategy, url);
+  }
+
+  /** The count first (exact, capped or estimated), then the slice. */
+  private async paginateCounting(src: PageSource<T>, req: ApiRequest, limit: bigint, offset: bigint, strategy: CountStrategy, url: string): Promise<T[]> {
+    const n = toSafeNumber(limit);
     const counted = await countWith(src, strategy, this.estimatedCountThreshold);
     if (counted.exact) {
       const count = BigInt(counted.count!);

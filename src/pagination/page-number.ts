@@ -7,7 +7,8 @@ import { BasePagination, warnOnce, type AppContext, type CountStrategy, type Cou
 import { countWith, ESTIMATED_COUNT_THRESHOLD } from './count.js';
 import { displayedPageNumbers, pageLinks } from './html.js';
 import { positiveInt, pythonInt, PythonValueError, toSafeNumber } from './python-int.js';
-import { pageSource } from './source.js';
+import { pageSource, type CountAndSlice, type PageSource } from './source.js';
+import { isThenable } from '../utils/thenable.js';
 
 /** What `PageNumberPagination` keeps on `req.pagination` between paginate and response. */
 export interface PageNumberState {
@@ -87,7 +88,8 @@ export class PageNumberPagination<T = unknown> extends BasePagination<T, PageNum
     return this.pageSize;
   }
 
-  async paginate(source: Source<T>, req: ApiRequest, view: APIView | null): Promise<T[] | null> {
+  /** The page's items; without a promise when the count and the page are read at once (SQLite). */
+  paginate(source: Source<T>, req: ApiRequest, view: APIView | null): T[] | null | Promise<T[] | null> {
     const pageSize = this.getPageSize(req);
     if (!pageSize) return null;
     const src = pageSource(source);
@@ -104,15 +106,24 @@ export class PageNumberPagination<T = unknown> extends BasePagination<T, PageNum
       const asked = askedNumber(raw, pageSize);
       const both = asked === null ? null : src.countAndSlice((asked - 1) * pageSize, pageSize);
       if (both !== null) {
-        const { count, items } = await both;
-        const numPages = Math.max(1, Math.ceil(count / pageSize));
-        const number = this.validateNumber(raw, numPages);
-        this.setState(req, { number, pageSize, numPages, count, capped: undefined, hasNext: number < numPages, url });
-        return items;
+        if (isThenable(both)) return both.then((b) => this.countedPage(req, raw, pageSize, url, b));
+        return this.countedPage(req, raw, pageSize, url, both);
       }
     }
-    const counted = await countWith(src, strategy, this.estimatedCountThreshold);
+    return this.paginateCounting(src, req, raw, wantsLast, strategy, pageSize, url);
+  }
 
+  /** The page of `countAndSlice`: its number checked against the count. */
+  private countedPage(req: ApiRequest, raw: string, pageSize: number, url: string, { count, items }: CountAndSlice<T>): T[] {
+    const numPages = Math.max(1, Math.ceil(count / pageSize));
+    const number = this.validateNumber(raw, numPages);
+    this.setState(req, { number, pageSize, numPages, count, capped: undefined, hasNext: number < numPages, url });
+    return items;
+  }
+
+  /** The count first (exact, capped or estimated), then the page. */
+  private async paginateCounting(src: PageSource<T>, req: ApiRequest, raw: string, wantsLast: boolean, strategy: CountStrategy, pageSize: number, url: string): Promise<T[]> {
+    const counted = await countWith(src, strategy, this.estimatedCountThreshold);
     if (counted.exact) {
       const count = counted.count!;
       const numPages = Math.max(1, Math.ceil(count / pageSize));

@@ -6,9 +6,15 @@
  */
 import { AliasNode, CompiledQuery, IdentifierNode, RawNode, SelectionNode, SelectQueryNode, sql, type Expression, type KyselyPlugin, type QueryExecutor, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Source } from './base.js';
-import { directExecutorOf, executeTogetherOn, hasDirectExecutors } from '../db/direct.js';
+import { directExecutorOf, executeTogetherOn, hasDirectExecutors, readNow } from '../db/direct.js';
 import { deriveFrom, isReused, listingOf, markReused, ownCompile, type Derived, type Listing } from '../db/query-shapes.js';
 import { EXACT_POSITION, EXACT_POSITION_PREFIX } from '../db/pg-query.js';
+
+/** A page's items with the count of the whole listing. */
+export interface CountAndSlice<T> {
+  count: number;
+  items: T[];
+}
 
 /**
  * `qb.clearOrderBy()`, kept with a reused builder (and itself reused), so a
@@ -111,9 +117,9 @@ export interface PageSource<T> {
   /**
    * `count()` and `slice(offset, limit)` together (in one round trip where
    * the database allows), or `null` when this source cannot (then nothing
-   * has run).
+   * has run). Without a promise where the database answers at once.
    */
-  countAndSlice?(offset: number, limit: number): Promise<{ count: number; items: T[] }> | null;
+  countAndSlice?(offset: number, limit: number): CountAndSlice<T> | Promise<CountAndSlice<T>> | null;
   /**
    * Items in `order`, strictly after `after` (values of the first
    * `after.length` terms, compared as a tuple) — or at or after it when
@@ -323,7 +329,7 @@ class QuerySource<T> implements PageSource<T> {
   // reused one): the count (the listing without ORDER BY, wrapped) and the page are
   // derived from it by shape. On PostgreSQL both go out in one write and come back
   // in one round trip; on SQLite one after the other. A builder with plug-ins gives `null`.
-  countAndSlice(offset: number, limit: number): Promise<{ count: number; items: T[] }> | null {
+  countAndSlice(offset: number, limit: number): CountAndSlice<T> | Promise<CountAndSlice<T>> | null {
     const listing = listingOf(this.qb);
     if (listing === null) return null;
     const executor = listing.executor;
@@ -332,7 +338,10 @@ class QuerySource<T> implements PageSource<T> {
     if (!count || !page) return null;
     const run = executeTogetherOn(executor);
     if (run === null) {
-      // No round trip to save (SQLite answers at once): the count, then the page.
+      // No round trip to save (SQLite answers at once): the count, then the page, without a promise where `readNow` can.
+      const counted = readNow<{ count: unknown }>(executor, count.query);
+      const items = counted === undefined ? undefined : readNow<T>(executor, page.query);
+      if (counted !== undefined && items !== undefined) return { count: toCount(counted[0]), items };
       return executor.executeQuery(count.query).then(async (counted) => ({
         count: toCount(counted.rows[0]),
         items: (await executor.executeQuery(page.query)).rows,

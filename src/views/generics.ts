@@ -387,7 +387,7 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
   }
 
   /** The page's items, or `null` when this view does not paginate. */
-  async paginateQueryset(source: Source<T>, req: ApiRequest): Promise<T[] | null> {
+  paginateQueryset(source: Source<T>, req: ApiRequest): T[] | null | Promise<T[] | null> {
     if (!this._paginator) return null;
     return this._paginator.paginate(source, req, this);
   }
@@ -527,16 +527,37 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
 
   // ----------------------------------------------------- the actions (mixins)
 
-  async list(req: ApiRequest): Promise<Response> {
-    // A step that answers at once is not awaited: each await of a plain value is a turn of the microtask queue.
+  /**
+   * GET a list; without a promise when each step answers at once (a page
+   * and its count read from SQLite): a step that answers at once is not
+   * awaited, as each await is a turn of the microtask queue.
+   */
+  list(req: ApiRequest): Response | Promise<Response> {
     const queryset = this.getQueryset(req);
-    const filtered = this.filterQueryset(req, isThenable(queryset) ? await queryset : queryset);
-    const source = isThenable(filtered) ? await filtered : filtered;
-    const page = await this.paginateQueryset(source, req);
-    if (page !== null) {
-      const rows = this.relatedRowsOf(req, page);
-      return this.getPaginatedResponse(this.serializeMany(isThenable(rows) ? await rows : rows, req), req);
-    }
+    if (isThenable(queryset)) return queryset.then((q) => this.listFiltered(req, q));
+    return this.listFiltered(req, queryset);
+  }
+
+  private listFiltered(req: ApiRequest, queryset: Source<T>): Response | Promise<Response> {
+    const filtered = this.filterQueryset(req, queryset);
+    if (isThenable(filtered)) return filtered.then((source) => this.listOf(req, source));
+    return this.listOf(req, filtered);
+  }
+
+  private listOf(req: ApiRequest, source: Source<T>): Response | Promise<Response> {
+    const page = this.paginateQueryset(source, req);
+    if (isThenable(page)) return page.then((p) => this.listPage(req, source, p));
+    return this.listPage(req, source, page);
+  }
+
+  private listPage(req: ApiRequest, source: Source<T>, page: T[] | null): Response | Promise<Response> {
+    if (page === null) return this.listUnpaginated(req, source);
+    const rows = this.relatedRowsOf(req, page);
+    if (isThenable(rows)) return rows.then((r) => this.getPaginatedResponse(this.serializeMany(r, req), req));
+    return this.getPaginatedResponse(this.serializeMany(rows, req), req);
+  }
+
+  private async listUnpaginated(req: ApiRequest, source: Source<T>): Promise<Response> {
     return new Response(this.serializeMany(await this.loadRelatedRows(req, await listAll(source)), req));
   }
 

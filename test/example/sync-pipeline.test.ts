@@ -45,9 +45,10 @@ describe.each(testDatabases())("the example's book endpoints on $name", ({ name,
 
   afterAll(() => running?.stop());
 
-  // On SQLite every read is answered at once (better-sqlite3), so a token-authenticated detail and
-  // a create run from the route to the reply without a promise; on PostgreSQL each query waits.
-  it(name === 'sqlite' ? 'a token detail and a create answer without a promise in the pipeline' : 'a token detail and a create wait on their queries', async () => {
+  // On SQLite every read is answered at once (better-sqlite3), so a token-authenticated detail, a
+  // create and a page with its count run from the route to the reply without a promise; on
+  // PostgreSQL each query waits.
+  it(name === 'sqlite' ? 'a token detail, a create and a searched page answer without a promise in the pipeline' : 'a token detail, a create and a searched page wait on their queries', async () => {
     const authorization = `Token ${key}`;
     const detail = await promisesOfFramework(() => app.inject({ url: '/api/books/7/', headers: { authorization } }));
     expect(detail.result.statusCode).toBe(200);
@@ -72,7 +73,14 @@ describe.each(testDatabases())("the example's book endpoints on $name", ({ name,
     expect(refused.result.statusCode).toBe(403);
     expect(refused.result.json()).toEqual({ detail: 'Invalid token.' });
 
-    const all = [...detail.created, ...created.created, ...missing.created, ...refused.created];
+    const page = await promisesOfFramework(() => app.inject({ url: '/api/books/?page=2&ordering=-year&year__gte=1950&search=the', headers: { authorization } }));
+    expect(page.result.statusCode).toBe(200);
+    const body = page.result.json();
+    expect(body.previous).toBe('http://localhost:80/api/books/?ordering=-year&search=the&year__gte=1950');
+    expect(body.results.length).toBeGreaterThan(0);
+    for (const b of body.results) expect(b.year).toBeGreaterThanOrEqual(1950);
+
+    const all = [...detail.created, ...created.created, ...missing.created, ...refused.created, ...page.created];
     if (name === 'sqlite') expect(all).toEqual([]);
     else expect(all.length).toBeGreaterThan(4);
     expect((await app.inject({ method: 'DELETE', url: new URL(book.url).pathname, headers: { authorization } })).statusCode).toBe(204);

@@ -137,7 +137,7 @@ class TransactionBookViewSet extends BookViewSet {
     });
   }
   override list(req: ApiRequest) {
-    return this.inTransaction(req, () => super.list(req));
+    return this.inTransaction(req, async () => super.list(req));
   }
   override retrieve(req: ApiRequest) {
     return this.inTransaction(req, async () => super.retrieve(req));
