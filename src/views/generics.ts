@@ -335,15 +335,19 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
    * queryset's row read from SQLite, synchronous permissions): `await` it.
    */
   getObject(req: ApiRequest): T | Promise<T> {
-    const queryset = this.getQueryset(req);
-    if (isThenable(queryset)) return queryset.then((q) => this.objectFrom(req, q));
-    return this.objectFrom(req, queryset);
+    return this.filteredThen(req, (source) => this.objectIn(req, source));
   }
 
-  private objectFrom(req: ApiRequest, queryset: Source<T>): T | Promise<T> {
+  /** `next` of the queryset after the filter backends; without a promise when both answered at once. */
+  private filteredThen<R>(req: ApiRequest, next: (source: Source<T>) => R | Promise<R>): R | Promise<R> {
+    const queryset = this.getQueryset(req);
+    if (isThenable(queryset)) return queryset.then((q) => this.filteredFrom(req, q, next));
+    return this.filteredFrom(req, queryset, next);
+  }
+
+  private filteredFrom<R>(req: ApiRequest, queryset: Source<T>, next: (source: Source<T>) => R | Promise<R>): R | Promise<R> {
     const filtered = this.filterQueryset(req, queryset);
-    if (isThenable(filtered)) return filtered.then((source) => this.objectIn(req, source));
-    return this.objectIn(req, filtered);
+    return isThenable(filtered) ? filtered.then(next) : next(filtered);
   }
 
   private objectIn(req: ApiRequest, source: Source<T>): T | Promise<T> {
@@ -533,15 +537,7 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
    * awaited, as each await is a turn of the microtask queue.
    */
   list(req: ApiRequest): Response | Promise<Response> {
-    const queryset = this.getQueryset(req);
-    if (isThenable(queryset)) return queryset.then((q) => this.listFiltered(req, q));
-    return this.listFiltered(req, queryset);
-  }
-
-  private listFiltered(req: ApiRequest, queryset: Source<T>): Response | Promise<Response> {
-    const filtered = this.filterQueryset(req, queryset);
-    if (isThenable(filtered)) return filtered.then((source) => this.listOf(req, source));
-    return this.listOf(req, filtered);
+    return this.filteredThen(req, (source) => this.listOf(req, source));
   }
 
   private listOf(req: ApiRequest, source: Source<T>): Response | Promise<Response> {
@@ -579,13 +575,7 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
   }
 
   private retrieved(req: ApiRequest, obj: T): Response | Promise<Response> {
-    const loaded = this.relatedRowsOf(req, [obj]);
-    if (isThenable(loaded)) return loaded.then((rows) => this.representedOne(req, rows[0]!));
-    return this.representedOne(req, loaded[0]!);
-  }
-
-  private representedOne(req: ApiRequest, obj: T): Response {
-    return new Response(this.serialize(obj, { request: req, view: this }));
+    return this.withRelatedRows(req, obj, (loaded) => new Response(this.serialize(loaded, { request: req, view: this })));
   }
 
   /** POST: validate, write, answer 201; without a promise when each step answers at once (SQLite). */
@@ -603,14 +593,16 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
   }
 
   private created(req: ApiRequest, obj: T): Response | Promise<Response> {
-    const loaded = this.relatedRowsOf(req, [obj]);
-    if (isThenable(loaded)) return loaded.then((rows) => this.createdResponse(req, rows[0]!));
-    return this.createdResponse(req, loaded[0]!);
+    return this.withRelatedRows(req, obj, (loaded) => {
+      const body = this.serialize(loaded, { request: req, view: this });
+      return new Response(body, { status: 201, headers: this.getSuccessHeaders(body) });
+    });
   }
 
-  private createdResponse(req: ApiRequest, obj: T): Response {
-    const body = this.serialize(obj, { request: req, view: this });
-    return new Response(body, { status: 201, headers: this.getSuccessHeaders(body) });
+  /** `answer` of `obj` with its related rows attached (`relatedRowsOf`); without a promise when none were read, or read at once. */
+  private withRelatedRows(req: ApiRequest, obj: T, answer: (loaded: T) => Response): Response | Promise<Response> {
+    const loaded = this.relatedRowsOf(req, [obj]);
+    return isThenable(loaded) ? loaded.then((rows) => answer(rows[0]!)) : answer(loaded[0]!);
   }
 
   async update(req: ApiRequest, partial = false): Promise<Response> {
