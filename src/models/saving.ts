@@ -24,13 +24,16 @@ export interface ModelSaving<Row = Record<string, unknown>> {
   /**
    * `create` without a promise where the database answers at once; a model
    * view calls it instead of `create` when `writesOneStatement` says `create`
-   * is the serializer's own.
+   * is the serializer's own (and `updateNow` instead of `update` likewise).
    */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   createNow?(db: Kysely<any>, data: Record<string, unknown>, ctx: SaveContext): Row | Promise<Row>;
   /** Writes the validated data (only the fields given, for PATCH) to `instance`'s row and returns the row as stored. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   update(db: Kysely<any>, instance: Row, data: Record<string, unknown>, ctx: SaveContext): Promise<Row>;
+  /** `update` without a promise where the database answers at once, as `createNow`. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  updateNow?(db: Kysely<any>, instance: Row, data: Record<string, unknown>, ctx: SaveContext): Row | Promise<Row>;
   /**
    * The relations the representation reads: to-one fields rendered nested
    * (`depth`) under `selectRelated`, many-to-many fields under

@@ -212,12 +212,13 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
       if (typeof v === 'boolean' || v instanceof Date) values[k] = storableValue(v);
     }
     const row = insertReturning(db, this.model.tableName, values, this.model.columnNames());
-    if (isThenable(row)) return row.then((r) => this.afterCreate(db, r, data));
-    return this.afterCreate(db, row, data);
+    if (isThenable(row)) return row.then((r) => this.afterSave(db, r, data));
+    return this.afterSave(db, row, data);
   }
 
+  /** The row written, after the many-to-many rows and the relations it is rendered with (`afterWrite`). */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  private afterCreate(db: Kysely<any>, row: Record<string, unknown>, data: Record<string, unknown>): Saved<M> | Promise<Saved<M>> {
+  private afterSave(db: Kysely<any>, row: Record<string, unknown>, data: Record<string, unknown>): Saved<M> | Promise<Saved<M>> {
     const after = this.afterWrite(db, row, data);
     if (after !== undefined) return after.then(() => row as Saved<M>);
     return row as Saved<M>;
@@ -240,19 +241,32 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
    * `instance`'s row, `autoNow` fields set to now (`model.updateValues`),
    * and returns the row as stored.
    */
-  async update(db: Kysely<any>, instance: Record<string, unknown>, data: Record<string, unknown>, _ctx: SaveContext = { request: null }): Promise<Saved<M>> {
+  update(db: Kysely<any>, instance: Record<string, unknown>, data: Record<string, unknown>, ctx: SaveContext = { request: null }): Promise<Saved<M>> {
+    try {
+      return Promise.resolve(this.updateNow(db, instance, data, ctx));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /**
+   * `update` without a promise where the database answers at once (SQLite
+   * outside a transaction, see `readNow`): the row itself, else a promise.
+   * A model view calls this one when `update` is this class's own.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  updateNow(db: Kysely<any>, instance: Record<string, unknown>, data: Record<string, unknown>, _ctx: SaveContext = { request: null }): Saved<M> | Promise<Saved<M>> {
     this.refuseNestedWrites('update', data);
     const changes = this.model.updateValues(this.columnValues(data) as never) as Record<string, unknown>;
     const pk = this.model.primaryKey;
-    let row: Record<string, unknown>;
-    if (Object.keys(changes).length === 0) {
-      row = (await db.selectFrom(this.model.tableName).selectAll().where(pk, '=', instance[pk]).executeTakeFirstOrThrow()) as Record<string, unknown>;
-    } else {
-      row = (await db.updateTable(this.model.tableName).set(storable(changes)).where(pk, '=', instance[pk]).returningAll().executeTakeFirstOrThrow()) as Record<string, unknown>;
-    }
-    const after = this.afterWrite(db, row, data);
-    if (after !== undefined) await after;
-    return row as Saved<M>;
+    const compiled =
+      Object.keys(changes).length === 0
+        ? db.selectFrom(this.model.tableName).selectAll().where(pk, '=', instance[pk]).compile()
+        : db.updateTable(this.model.tableName).set(storable(changes)).where(pk, '=', instance[pk]).returningAll().compile();
+    const executor = db.getExecutor();
+    const rows = readNow(executor, compiled);
+    if (rows !== undefined) return this.afterSave(db, firstRow(rows, compiled.query), data);
+    return executor.executeQuery(compiled).then((result) => this.afterSave(db, firstRow(result.rows, compiled.query), data));
   }
 
   /**
@@ -926,7 +940,7 @@ function insertReturning(db: Kysely<any>, table: string, values: Record<string, 
   if (known) {
     // At once where the driver answers at once (SQLite outside a transaction: see `readNow`); no query id needed there.
     const rows = readNow(executor, { sql: known.sql, parameters });
-    if (rows !== undefined) return insertedRow(rows, known.query);
+    if (rows !== undefined) return firstRow(rows, known.query);
     compiled = { sql: known.sql, query: known.query, parameters, queryId: createQueryId() };
   } else {
     compiled = db.insertInto(table).values(values).returning(columns as never).compile();
@@ -939,11 +953,12 @@ function insertReturning(db: Kysely<any>, table: string, values: Record<string, 
     }
   }
   const rows = readNow(executor, compiled);
-  if (rows !== undefined) return insertedRow(rows, compiled.query);
-  return executor.executeQuery(compiled).then((result) => insertedRow(result.rows, compiled.query));
+  if (rows !== undefined) return firstRow(rows, compiled.query);
+  return executor.executeQuery(compiled).then((result) => firstRow(result.rows, compiled.query));
 }
 
-function insertedRow(rows: readonly unknown[], query: CompiledQuery['query']): Record<string, unknown> {
+/** The first row a write returned (`executeTakeFirstOrThrow`'s `NoResultError` when none). */
+function firstRow(rows: readonly unknown[], query: CompiledQuery['query']): Record<string, unknown> {
   const row = rows[0] as Record<string, unknown> | undefined;
   if (row === undefined) throw new NoResultError(query as never);
   return row;

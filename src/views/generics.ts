@@ -461,8 +461,10 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
     const row = instance as Record<string, unknown>;
     const values = data as Record<string, unknown>;
     const db = this.database(req);
-    if (saving.writesOneStatement?.('update', values) === true) return saving.update(db, row, values, ctx) as Promise<T>;
-    return db.transaction().execute((trx) => saving.update(trx, row, values, ctx)) as Promise<T>;
+    if (saving.writesOneStatement?.('update', values) === true) {
+      return (saving.updateNow ? saving.updateNow(db, row, values, ctx) : saving.update(db, row, values, ctx)) as T | Promise<T>;
+    }
+    return db.transaction().execute(async (trx) => saving.update(trx, row, values, ctx)) as Promise<T>;
   }
 
   /**
@@ -605,15 +607,26 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
     return isThenable(loaded) ? loaded.then((rows) => answer(rows[0]!)) : answer(loaded[0]!);
   }
 
-  async update(req: ApiRequest, partial = false): Promise<Response> {
-    const instance = await this.getObject(req);
-    const data = await this.validate(req.data, { request: req, partial, instance });
-    const loaded = this.relatedRowsOf(req, [await this.performUpdate(req, instance, data)]);
-    const [obj] = isThenable(loaded) ? await loaded : loaded;
-    return new Response(this.serialize(obj!, { request: req, view: this }));
+  /** PUT (PATCH with `partial`); without a promise when each step answers at once (SQLite). */
+  update(req: ApiRequest, partial = false): Response | Promise<Response> {
+    const instance = this.getObject(req);
+    if (isThenable(instance)) return instance.then((i) => this.updateFound(req, i, partial));
+    return this.updateFound(req, instance, partial);
   }
 
-  partialUpdate(req: ApiRequest): Promise<Response> {
+  private updateFound(req: ApiRequest, instance: T, partial: boolean): Response | Promise<Response> {
+    const data = this.validate(req.data, { request: req, partial, instance });
+    if (isThenable(data)) return data.then((d) => this.updateValid(req, instance, d));
+    return this.updateValid(req, instance, data);
+  }
+
+  private updateValid(req: ApiRequest, instance: T, data: Partial<ViewInput<S>>): Response | Promise<Response> {
+    const obj = this.performUpdate(req, instance, data);
+    if (isThenable(obj)) return obj.then((o) => this.retrieved(req, o));
+    return this.retrieved(req, obj);
+  }
+
+  partialUpdate(req: ApiRequest): Response | Promise<Response> {
     return this.update(req, true);
   }
 

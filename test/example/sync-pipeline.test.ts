@@ -46,9 +46,9 @@ describe.each(testDatabases())("the example's book endpoints on $name", ({ name,
   afterAll(() => running?.stop());
 
   // On SQLite every read is answered at once (better-sqlite3), so a token-authenticated detail, a
-  // create and a page with its count run from the route to the reply without a promise; on
+  // create, an update and a page with its count run from the route to the reply without a promise; on
   // PostgreSQL each query waits.
-  it(name === 'sqlite' ? 'a token detail, a create and a searched page answer without a promise in the pipeline' : 'a token detail, a create and a searched page wait on their queries', async () => {
+  it(name === 'sqlite' ? 'a token detail, a create, an update and a searched page answer without a promise in the pipeline' : 'a token detail, a create, an update and a searched page wait on their queries', async () => {
     const authorization = `Token ${key}`;
     const detail = await promisesOfFramework(() => app.inject({ url: '/api/books/7/', headers: { authorization } }));
     expect(detail.result.statusCode).toBe(200);
@@ -62,6 +62,11 @@ describe.each(testDatabases())("the example's book endpoints on $name", ({ name,
     const book = created.result.json();
     expect(created.result.headers['location']).toBe(book.url);
     expect(book).toMatchObject({ title: 'Written at once', author: 'http://localhost:80/api/authors/3/', year: 2001, isbn: '9780000000002' });
+
+    const path = new URL(book.url).pathname;
+    const patched = await promisesOfFramework(() => app.inject({ method: 'PATCH', url: path, payload: { title: 'Written again' }, headers: { authorization } }));
+    expect(patched.result.statusCode).toBe(200);
+    expect(patched.result.json()).toEqual({ ...book, title: 'Written again' });
 
     const missing = await promisesOfFramework(() =>
       app.inject({ method: 'POST', url: '/api/books/', payload: { ...payload, author: 'http://localhost:80/api/authors/999999/' }, headers: { authorization } }),
@@ -80,9 +85,9 @@ describe.each(testDatabases())("the example's book endpoints on $name", ({ name,
     expect(body.results.length).toBeGreaterThan(0);
     for (const b of body.results) expect(b.year).toBeGreaterThanOrEqual(1950);
 
-    const all = [...detail.created, ...created.created, ...missing.created, ...refused.created, ...page.created];
+    const all = [...detail.created, ...created.created, ...patched.created, ...missing.created, ...refused.created, ...page.created];
     if (name === 'sqlite') expect(all).toEqual([]);
     else expect(all.length).toBeGreaterThan(4);
-    expect((await app.inject({ method: 'DELETE', url: new URL(book.url).pathname, headers: { authorization } })).statusCode).toBe(204);
+    expect((await app.inject({ method: 'DELETE', url: path, headers: { authorization } })).statusCode).toBe(204);
   });
 });
