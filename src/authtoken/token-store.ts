@@ -1,5 +1,6 @@
 import { CompiledQuery, createQueryId, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { readNow } from '../db/direct.js';
+import { promiseOf } from '../utils/thenable.js';
 import type { DB } from '../db/schema.js';
 import { fromDbBoolean, fromDbTimestamp, toDbTimestamp } from '../db/schema.js';
 import { dialectOf } from '../db/dialect.js';
@@ -159,11 +160,7 @@ export class TokenStore {
    * (Token authentication answers `User inactive or deleted.`).
    */
   lookup(key: string): Promise<TokenLookup | null> {
-    try {
-      return Promise.resolve(this.lookupNow(key));
-    } catch (err) {
-      return Promise.reject(err);
-    }
+    return promiseOf(() => this.lookupNow(key));
   }
 
   /**

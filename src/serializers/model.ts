@@ -1,6 +1,6 @@
 import { createQueryId, NoResultError, type CompiledQuery, type Kysely, type QueryExecutor } from 'kysely';
 import { directExecutorOf, readNow } from '../db/direct.js';
-import { isThenable } from '../utils/thenable.js';
+import { isThenable, promiseOf } from '../utils/thenable.js';
 import { allRowsOf } from '../db/query-shapes.js';
 import type { ApiRequest } from '../request.js';
 import { toDbBoolean, toDbTimestamp } from '../db/schema.js';
@@ -188,11 +188,7 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
    * nested relations loaded.
    */
   create(db: Kysely<any>, data: Record<string, unknown>, ctx: SaveContext = { request: null }): Promise<Saved<M>> {
-    try {
-      return Promise.resolve(this.createNow(db, data, ctx));
-    } catch (err) {
-      return Promise.reject(err);
-    }
+    return promiseOf(() => this.createNow(db, data, ctx));
   }
 
   /**
@@ -242,11 +238,7 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
    * and returns the row as stored.
    */
   update(db: Kysely<any>, instance: Record<string, unknown>, data: Record<string, unknown>, ctx: SaveContext = { request: null }): Promise<Saved<M>> {
-    try {
-      return Promise.resolve(this.updateNow(db, instance, data, ctx));
-    } catch (err) {
-      return Promise.reject(err);
-    }
+    return promiseOf(() => this.updateNow(db, instance, data, ctx));
   }
 
   /**

@@ -12,7 +12,7 @@ import {
   type SchemaMode,
 } from './field.js';
 import { compileRepresentation, type CompiledRepresentation, type ReadableField } from './compiled.js';
-import { isThenable } from '../utils/thenable.js';
+import { isThenable, promiseOf } from '../utils/thenable.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyField = Field<any, any, FieldFlags>;
@@ -108,11 +108,7 @@ export class Serializer<S extends Shape> extends Field<InputOf<S>, OutputOf<S>> 
   validate(data: unknown, options?: ValidateOptions & { partial?: false }): Promise<InputOf<S>>;
   validate(data: unknown, options?: ValidateOptions): Promise<Partial<InputOf<S>>>;
   validate(data: unknown, options: ValidateOptions = {}): Promise<Partial<InputOf<S>>> {
-    try {
-      return Promise.resolve(this.validateNow(data, options));
-    } catch (err) {
-      return Promise.reject(err);
-    }
+    return promiseOf(() => this.validateNow(data, options));
   }
 
   /**

@@ -18,15 +18,8 @@ export async function listAll<T>(source: Source<T>): Promise<T[]> {
 
 /**
  * The first item whose `field` equals `value`, or `undefined` (also when the
- * database refuses the value for the column's type: no such item).
- */
-export async function findOne<T>(source: Source<T>, field: string, value: unknown): Promise<T | undefined> {
-  return findOneNow(source, field, value);
-}
-
-/**
- * `findOne` without a promise where the database answers at once (see
- * `readNow`): the item itself, else a promise of it.
+ * database refuses the value for the column's type: no such item); without
+ * a promise where the database answers at once (see `readNow`).
  */
 export function findOneNow<T>(source: Source<T>, field: string, value: unknown): T | undefined | Promise<T | undefined> {
   if (isQueryBuilder(source)) {
