@@ -10,6 +10,7 @@ import { pageSource, positionValue, reverseTerms, rowKey, type OrderTerm, type P
 import { isOrderingBackend, isQuery, type OrderingBackend } from '../filters/base.js';
 import { OrderingFilter, qualifyKey, type OrderingView } from '../filters/ordering.js';
 import { GenericAPIView } from '../views/generics.js';
+import { thenOf } from '../utils/thenable.js';
 
 export type { OrderingView };
 
@@ -46,6 +47,18 @@ interface CursorState {
  * `before`; `null` is the start, or with `before` the end) moved `shift`
  * items further down the listing (negative: up).
  */
+/** What `paginate` worked out before reading its rows, for `pageOf`. */
+interface PageRead<T> {
+  readonly src: PageSource<T>;
+  readonly terms: readonly OrderTerm[];
+  readonly keyset: boolean;
+  readonly binding: string;
+  readonly cursor: Cursor | null;
+  readonly current: Cursor;
+  readonly pageSize: number;
+  readonly baseUrl: string;
+}
+
 interface Gap {
   readonly position: readonly unknown[] | null;
   readonly before: boolean;
@@ -243,7 +256,8 @@ export class CursorPagination<T = unknown> extends BasePagination<T, CursorState
     });
   }
 
-  async paginate(source: Source<T>, req: ApiRequest, view: APIView | null): Promise<T[] | null> {
+  /** The page's items; without a promise when its rows are read at once (SQLite, reading forwards). */
+  paginate(source: Source<T>, req: ApiRequest, view: APIView | null): T[] | null | Promise<T[] | null> {
     const pageSize = this.getPageSize(req);
     if (!pageSize) return null;
     const baseUrl = req.buildAbsoluteUri();
@@ -253,7 +267,14 @@ export class CursorPagination<T = unknown> extends BasePagination<T, CursorState
     const cursor = this.decodeCursor(req, binding, keyset ? terms.length : 1);
     const current = cursor ?? { offset: 0, reverse: false, position: null };
     const src = pageSource(source);
-    const rows = await this.read(src, terms, current, pageSize + 1);
+    const rows = this.read(src, terms, current, pageSize + 1);
+    const read: PageRead<T> = { src, terms, keyset, binding, cursor, current, pageSize, baseUrl };
+    return thenOf(rows, (r) => this.pageOf(req, read, r));
+  }
+
+  /** The page of `rows` (read one past it), its links' places kept for the response. */
+  private pageOf(req: ApiRequest, read: PageRead<T>, rows: T[]): T[] | Promise<T[]> {
+    const { src, terms, keyset, current, pageSize } = read;
     const page = rows.slice(0, pageSize);
     if (current.reverse) page.reverse();
     const gap = gapOf(current);
@@ -269,46 +290,49 @@ export class CursorPagination<T = unknown> extends BasePagination<T, CursorState
         ? { position: pos(page[page.length - 1]), before: false, reverse: false, offset: 0 }
         : { position: pos(page[0]), before: true, reverse: true, offset: 0 };
     }
-    let onward: Cursor | null = null;
-    if (rows.length > pageSize) {
-      const beyond = rows[pageSize];
-      const place = current.reverse
-        ? await this.gapBefore(src, terms, keyset ? terms.length : 1, gap, page, beyond, pos)
-        : this.gapAfter(gap, page, beyond, pos);
-      onward = cursorOf(place, current.reverse);
-    }
-    this.setState(req, {
-      cursor, terms, keyset, pageSize, page, baseUrl, binding,
-      next: current.reverse ? back : onward,
-      previous: current.reverse ? onward : back,
-    });
-    return page;
+    const done = (onward: Cursor | null): T[] => {
+      this.setState(req, {
+        cursor: read.cursor, terms, keyset, pageSize, page, baseUrl: read.baseUrl, binding: read.binding,
+        next: current.reverse ? back : onward,
+        previous: current.reverse ? onward : back,
+      });
+      return page;
+    };
+    if (rows.length <= pageSize) return done(null);
+    const beyond = rows[pageSize];
+    if (!current.reverse) return done(cursorOf(this.gapAfter(gap, page, beyond, pos), false));
+    return this.gapBefore(src, terms, keyset ? terms.length : 1, gap, page, beyond, pos).then((place) => done(cursorOf(place, true)));
   }
 
   /**
    * Up to `limit` items from the cursor's place, in its reading order. A
    * negative offset starts behind the cut: those items are read towards the
-   * cut, then the rest past it.
+   * cut, then the rest past it. Without a promise where the source reads at
+   * once.
    */
-  protected async read(src: PageSource<T>, terms: readonly OrderTerm[], c: Cursor, limit: number): Promise<T[]> {
+  protected read(src: PageSource<T>, terms: readonly OrderTerm[], c: Cursor, limit: number): T[] | Promise<T[]> {
     const order = c.reverse ? reverseTerms(terms) : terms;
     const opposite = c.reverse ? terms : reverseTerms(terms);
     const before = c.before ?? c.reverse;
     const inclusive = before !== c.reverse;
+    const seek = (o: readonly OrderTerm[], after: readonly unknown[] | null, offset: number, n: number, reversed: boolean, incl?: boolean): T[] | Promise<T[]> =>
+      src.seekNow ? src.seekNow(o, after, offset, n, reversed, incl) : src.seek(o, after, offset, n, reversed, incl);
     // A null position is the start of the reading (or, with `inclusive`, its end).
-    const past = (offset: number, n: number): Promise<T[]> =>
+    const past = (offset: number, n: number): T[] | Promise<T[]> =>
       c.position === null
-        ? inclusive ? Promise.resolve([]) : src.seek(order, null, offset, n, c.reverse)
-        : src.seek(order, c.position, offset, n, c.reverse, inclusive);
-    const behind = (offset: number, n: number): Promise<T[]> =>
+        ? inclusive ? [] : seek(order, null, offset, n, c.reverse)
+        : seek(order, c.position, offset, n, c.reverse, inclusive);
+    const behind = (offset: number, n: number): T[] | Promise<T[]> =>
       c.position === null
-        ? inclusive ? src.seek(opposite, null, offset, n, !c.reverse) : Promise.resolve([])
-        : src.seek(opposite, c.position, offset, n, !c.reverse, !inclusive);
+        ? inclusive ? seek(opposite, null, offset, n, !c.reverse) : []
+        : seek(opposite, c.position, offset, n, !c.reverse, !inclusive);
     if (c.offset >= 0) return past(c.offset, limit);
     const back = -c.offset;
-    if (back >= limit) return (await behind(back - limit, limit)).reverse();
-    const first = (await behind(0, back)).reverse();
-    return first.concat(await past(0, limit - first.length));
+    if (back >= limit) return thenOf(behind(back - limit, limit), (rows) => rows.reverse());
+    return thenOf(behind(0, back), (rows) => {
+      const first = rows.reverse();
+      return thenOf(past(0, limit - first.length), (rest) => first.concat(rest));
+    });
   }
 
   /**

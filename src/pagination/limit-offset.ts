@@ -3,11 +3,11 @@ import type { APIView } from '../views/api-view.js';
 import { Response } from '../response.js';
 import { removeQueryParam, replaceQueryParam } from '../utils/urls.js';
 import { BasePagination, warnOnce, type AppContext, type CountStrategy, type CountStrategyView, type OpenAPIParameter, type Source } from './base.js';
-import { countWith, ESTIMATED_COUNT_THRESHOLD } from './count.js';
+import { countWith, ESTIMATED_COUNT_THRESHOLD, sliceOf } from './count.js';
 import { displayedPageNumbers, pageLinks } from './html.js';
 import { positiveInt, PythonValueError, toSafeNumber } from './python-int.js';
 import { pageSource, type CountAndSlice, type PageSource } from './source.js';
-import { isThenable } from '../utils/thenable.js';
+import { thenOf } from '../utils/thenable.js';
 
 /** What `LimitOffsetPagination` keeps on `req.pagination`. Exact integers, as Python's. */
 export interface LimitOffsetState {
@@ -104,27 +104,29 @@ export class LimitOffsetPagination<T = unknown> extends BasePagination<T, LimitO
           this.setState(req, { limit, offset, count: b.count, capped: undefined, hasNext: offset + limit < BigInt(b.count), url });
           return b.items;
         };
-        return isThenable(both) ? both.then(counted) : counted(both);
+        return thenOf(both, counted);
       }
     }
     return this.paginateCounting(src, req, limit, offset, strategy, url);
   }
 
-  /** The count first (exact, capped or estimated), then the slice. */
-  private async paginateCounting(src: PageSource<T>, req: ApiRequest, limit: bigint, offset: bigint, strategy: CountStrategy, url: string): Promise<T[]> {
+  /** The count first (exact, capped or estimated), then the slice; without a promise where both are read at once. */
+  private paginateCounting(src: PageSource<T>, req: ApiRequest, limit: bigint, offset: bigint, strategy: CountStrategy, url: string): T[] | Promise<T[]> {
     const n = toSafeNumber(limit);
-    const counted = await countWith(src, strategy, this.estimatedCountThreshold);
-    if (counted.exact) {
-      const count = BigInt(counted.count!);
-      const hasNext = offset + limit < count;
-      this.setState(req, { limit, offset, count: counted.count, capped: counted.capped, hasNext, url });
-      if (count === 0n || offset > count) return [];
-      return src.slice(Number(offset), n);
-    }
-    const max = BigInt(Number.MAX_SAFE_INTEGER);
-    const rows = offset > max ? [] : await src.slice(Number(offset), n === Number.MAX_SAFE_INTEGER ? n : n + 1);
-    this.setState(req, { limit, offset, count: counted.count, capped: counted.capped, hasNext: rows.length > n, url });
-    return rows.slice(0, n);
+    return thenOf(countWith(src, strategy, this.estimatedCountThreshold), (counted) => {
+      if (counted.exact) {
+        const count = BigInt(counted.count!);
+        const hasNext = offset + limit < count;
+        this.setState(req, { limit, offset, count: counted.count, capped: counted.capped, hasNext, url });
+        if (count === 0n || offset > count) return [];
+        return sliceOf(src, Number(offset), n);
+      }
+      const max = BigInt(Number.MAX_SAFE_INTEGER);
+      return thenOf(offset > max ? [] : sliceOf(src, Number(offset), n === Number.MAX_SAFE_INTEGER ? n : n + 1), (rows) => {
+        this.setState(req, { limit, offset, count: counted.count, capped: counted.capped, hasNext: rows.length > n, url });
+        return rows.slice(0, n);
+      });
+    });
   }
 
   paginatedResponse(data: unknown[], req: ApiRequest): Response {

@@ -4,11 +4,11 @@ import { NotFound } from '../exceptions.js';
 import { Response } from '../response.js';
 import { withoutParam as removeQueryParam, withParam as replaceQueryParam } from './links.js';
 import { BasePagination, warnOnce, type AppContext, type CountStrategy, type CountStrategyView, type OpenAPIParameter, type Source } from './base.js';
-import { countWith, ESTIMATED_COUNT_THRESHOLD } from './count.js';
+import { countWith, ESTIMATED_COUNT_THRESHOLD, sliceOf } from './count.js';
 import { displayedPageNumbers, pageLinks } from './html.js';
 import { positiveInt, pythonInt, PythonValueError, toSafeNumber } from './python-int.js';
 import { pageSource, type CountAndSlice, type PageSource } from './source.js';
-import { isThenable } from '../utils/thenable.js';
+import { thenOf } from '../utils/thenable.js';
 
 /** What `PageNumberPagination` keeps on `req.pagination` between paginate and response. */
 export interface PageNumberState {
@@ -106,8 +106,7 @@ export class PageNumberPagination<T = unknown> extends BasePagination<T, PageNum
       const asked = askedNumber(raw, pageSize);
       const both = asked === null ? null : src.countAndSlice((asked - 1) * pageSize, pageSize);
       if (both !== null) {
-        if (isThenable(both)) return both.then((b) => this.countedPage(req, raw, pageSize, url, b));
-        return this.countedPage(req, raw, pageSize, url, both);
+        return thenOf(both, (b) => this.countedPage(req, raw, pageSize, url, b));
       }
     }
     return this.paginateCounting(src, req, raw, wantsLast, strategy, pageSize, url);
@@ -121,23 +120,26 @@ export class PageNumberPagination<T = unknown> extends BasePagination<T, PageNum
     return items;
   }
 
-  /** The count first (exact, capped or estimated), then the page. */
-  private async paginateCounting(src: PageSource<T>, req: ApiRequest, raw: string, wantsLast: boolean, strategy: CountStrategy, pageSize: number, url: string): Promise<T[]> {
-    const counted = await countWith(src, strategy, this.estimatedCountThreshold);
-    if (counted.exact) {
-      const count = counted.count!;
-      const numPages = Math.max(1, Math.ceil(count / pageSize));
-      const number = wantsLast ? numPages : this.validateNumber(raw, numPages);
-      const items = await src.slice((number - 1) * pageSize, pageSize);
-      this.setState(req, { number, pageSize, numPages, count, capped: counted.capped, hasNext: number < numPages, url });
-      return items;
-    }
-    // Approximate or no count: probe one row past the page to know whether a next page exists.
-    const number = this.validateNumber(raw, Math.floor(Number.MAX_SAFE_INTEGER / pageSize));
-    const rows = await src.slice((number - 1) * pageSize, pageSize + 1);
-    if (number > 1 && rows.length === 0) throw this.invalidPage(String(number), 'That page contains no results');
-    this.setState(req, { number, pageSize, numPages: null, count: counted.count, capped: counted.capped, hasNext: rows.length > pageSize, url });
-    return rows.slice(0, pageSize);
+  /** The count first (exact, capped or estimated), then the page; without a promise where both are read at once. */
+  private paginateCounting(src: PageSource<T>, req: ApiRequest, raw: string, wantsLast: boolean, strategy: CountStrategy, pageSize: number, url: string): T[] | Promise<T[]> {
+    return thenOf(countWith(src, strategy, this.estimatedCountThreshold), (counted) => {
+      if (counted.exact) {
+        const count = counted.count!;
+        const numPages = Math.max(1, Math.ceil(count / pageSize));
+        const number = wantsLast ? numPages : this.validateNumber(raw, numPages);
+        return thenOf(sliceOf(src, (number - 1) * pageSize, pageSize), (items) => {
+          this.setState(req, { number, pageSize, numPages, count, capped: counted.capped, hasNext: number < numPages, url });
+          return items;
+        });
+      }
+      // Approximate or no count: probe one row past the page to know whether a next page exists.
+      const number = this.validateNumber(raw, Math.floor(Number.MAX_SAFE_INTEGER / pageSize));
+      return thenOf(sliceOf(src, (number - 1) * pageSize, pageSize + 1), (rows) => {
+        if (number > 1 && rows.length === 0) throw this.invalidPage(String(number), 'That page contains no results');
+        this.setState(req, { number, pageSize, numPages: null, count: counted.count, capped: counted.capped, hasNext: rows.length > pageSize, url });
+        return rows.slice(0, pageSize);
+      });
+    });
   }
 
   /** Django's `Paginator.validate_number`. */

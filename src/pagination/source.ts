@@ -9,6 +9,7 @@ import type { Source } from './base.js';
 import { directExecutorOf, executeTogetherOn, hasDirectExecutors, readNow } from '../db/direct.js';
 import { deriveFrom, isReused, listingOf, markReused, ownCompile, type Derived, type Listing } from '../db/query-shapes.js';
 import { EXACT_POSITION, EXACT_POSITION_PREFIX } from '../db/pg-query.js';
+import { isThenable, promiseOf, thenOf } from '../utils/thenable.js';
 
 /** A page's items with the count of the whole listing. */
 export interface CountAndSlice<T> {
@@ -128,6 +129,14 @@ export interface PageSource<T> {
    * mirrored direction.
    */
   seek(order: readonly OrderTerm[], after: readonly unknown[] | null, offset: number, limit: number, reversed?: boolean, inclusive?: boolean): Promise<T[]>;
+  /** `count()` without a promise where the database answers at once (SQLite, see `readNow`). */
+  countNow?(): number | Promise<number>;
+  /** `countUpTo(max)` without a promise where the database answers at once. */
+  countUpToNow?(max: number): number | Promise<number>;
+  /** `slice(offset, limit)` without a promise where the database answers at once. */
+  sliceNow?(offset: number, limit: number): T[] | Promise<T[]>;
+  /** `seek(…)` without a promise where the database answers at once. */
+  seekNow?(order: readonly OrderTerm[], after: readonly unknown[] | null, offset: number, limit: number, reversed?: boolean, inclusive?: boolean): T[] | Promise<T[]>;
   /** How many items have exactly the values `at` in the first `at.length` terms of `order`. */
   countEqual(order: readonly OrderTerm[], at: readonly unknown[]): Promise<number>;
 }
@@ -174,16 +183,28 @@ class ArraySource<T> implements PageSource<T> {
   async count(): Promise<number> {
     return this.items.length;
   }
+  countNow(): number {
+    return this.items.length;
+  }
   async countUpTo(max: number): Promise<number> {
+    return this.countUpToNow(max);
+  }
+  countUpToNow(max: number): number {
     return Math.min(this.items.length, max);
   }
   async estimatedCount(): Promise<number | null> {
     return null;
   }
   async slice(offset: number, limit: number): Promise<T[]> {
+    return this.sliceNow(offset, limit);
+  }
+  sliceNow(offset: number, limit: number): T[] {
     return this.items.slice(offset, offset + limit);
   }
   async seek(order: readonly OrderTerm[], after: readonly unknown[] | null, offset: number, limit: number, reversed = false, inclusive = false): Promise<T[]> {
+    return this.seekNow(order, after, offset, limit, reversed, inclusive);
+  }
+  seekNow(order: readonly OrderTerm[], after: readonly unknown[] | null, offset: number, limit: number, reversed = false, inclusive = false): T[] {
     const index = new Map<T, number>();
     this.items.forEach((item, i) => index.set(item, i));
     // Ties keep array order forwards and the mirror of it backwards, so both walks agree.
@@ -263,6 +284,17 @@ function toCount(row: { count?: unknown } | undefined): number {
   return Number(row?.count ?? 0);
 }
 
+/** The count of a count query's rows, or of their promise. */
+function countOf(rows: readonly { count?: unknown }[] | Promise<readonly { count?: unknown }[]>): number | Promise<number> {
+  return isThenable(rows) ? rows.then((r) => toCount(r[0])) : toCount(rows[0]);
+}
+
+/** The rows of a query compiled by the app's own executor: at once where `readNow` can (SQLite), else Kysely's promise. */
+function rowsOf<R>(derived: Derived<R>): R[] | Promise<R[]> {
+  const now = readNow<R>(derived.executor, derived.query);
+  return now !== undefined ? now : derived.executor.executeQuery(derived.query).then((result) => result.rows as R[]);
+}
+
 const NO_VALUES: readonly unknown[] = [];
 
 class QuerySource<T> implements PageSource<T> {
@@ -271,19 +303,24 @@ class QuerySource<T> implements PageSource<T> {
 
   // ORDER BY never changes how many rows there are (with or without LIMIT/OFFSET),
   // and keeping it made SQLite materialise and sort the whole listing to count it.
-  async count(): Promise<number> {
-    const derived = this.derivedCount('count', NO_VALUES, () => this.qb.clearOrderBy());
-    if (derived !== null) return toCount((await derived.executor.executeQuery(derived.query)).rows[0]);
-    const rows = await countQuery(this.qb.clearOrderBy() as AnyQuery<unknown>);
-    return toCount(rows[0]);
+  count(): Promise<number> {
+    return promiseOf(() => this.countNow());
   }
 
-  async countUpTo(max: number): Promise<number> {
+  countNow(): number | Promise<number> {
+    const derived = this.derivedCount('count', NO_VALUES, () => this.qb.clearOrderBy());
+    if (derived !== null) return countOf(rowsOf(derived));
+    return countOf(countQuery(this.qb.clearOrderBy() as AnyQuery<unknown>));
+  }
+
+  countUpTo(max: number): Promise<number> {
+    return promiseOf(() => this.countUpToNow(max));
+  }
+
+  countUpToNow(max: number): number | Promise<number> {
     const derived = this.derivedCount('countUpTo', [max], ([m]) => this.qb.clearOrderBy().limit(m as number));
-    if (derived !== null) return toCount((await derived.executor.executeQuery(derived.query)).rows[0]);
-    const limited = this.qb.clearOrderBy().limit(max) as AnyQuery<unknown>;
-    const rows = await countQuery(limited);
-    return toCount(rows[0]);
+    if (derived !== null) return countOf(rowsOf(derived));
+    return countOf(countQuery(this.qb.clearOrderBy().limit(max) as AnyQuery<unknown>));
   }
 
   /**
@@ -308,10 +345,14 @@ class QuerySource<T> implements PageSource<T> {
     return typeof estimate === 'number' && Number.isFinite(estimate) ? Math.max(0, Math.round(estimate)) : null;
   }
 
-  async slice(offset: number, limit: number): Promise<T[]> {
+  slice(offset: number, limit: number): Promise<T[]> {
+    return promiseOf(() => this.sliceNow(offset, limit));
+  }
+
+  sliceNow(offset: number, limit: number): T[] | Promise<T[]> {
     const page = this.page(offset, limit);
-    if (page !== null) return (await page.executor.executeQuery(page.query)).rows;
-    return (await this.qb.limit(limit).offset(offset).execute()) as T[];
+    if (page !== null) return rowsOf(page);
+    return this.qb.limit(limit).offset(offset).execute() as Promise<T[]>;
   }
 
   /**
@@ -356,12 +397,17 @@ class QuerySource<T> implements PageSource<T> {
     return inner && wrapInCount(inner);
   }
 
+  seek(order: readonly OrderTerm[], after: readonly unknown[] | null, offset: number, limit: number, reversed = false, inclusive = false): Promise<T[]> {
+    return promiseOf(() => this.seekNow(order, after, offset, limit, reversed, inclusive));
+  }
+
   /**
    * Reads the pieces of the listing after `after` in turn (see `seekPieces`),
-   * each with its own index-friendly WHERE, until `limit` rows are read. On
+   * each with its own index-friendly WHERE, until `limit` rows are read;
+   * without a promise where every piece is read at once (SQLite). On
    * PostgreSQL each row also brings its ordering columns as text.
    */
-  async seek(order: readonly OrderTerm[], after: readonly unknown[] | null, offset: number, limit: number, _reversed = false, inclusive = false): Promise<T[]> {
+  seekNow(order: readonly OrderTerm[], after: readonly unknown[] | null, offset: number, limit: number, _reversed = false, inclusive = false): T[] | Promise<T[]> {
     const base = unorderedOf(this.qb);
     // Compiled once for a reused builder (kept with it), else now; `null` off the app's own executor.
     const kept = listingOf(base);
@@ -370,22 +416,36 @@ class QuerySource<T> implements PageSource<T> {
     // Built only when a shape is learnt or cannot be derived: a derived page needs only the compile above.
     let listing: AnyQuery<T> | null = null;
     const selected = (): AnyQuery<T> => (listing ??= exact ? withExactColumns(base, order) : base);
+    const pieces = seekPieces(order, after, inclusive, offset);
     const rows: T[] = [];
-    for (const piece of seekPieces(order, after, inclusive, offset)) {
+    const readPiece = (piece: SeekPiece): T[] | Promise<T[]> => {
       const want = limit - rows.length;
       const kind = `seek\u0002${orderKey(order)}\u0002${piece.kind}${exact ? '\u0002x' : ''}`;
       const n = piece.values.length;
       const build = (values: readonly unknown[]) => seekQuery(selected(), order, piece.where(values.slice(0, n)), values[n] as number, values[n + 1] as number);
-      let got: T[];
       // The executor is known from the listing's compile: later compiles (another piece, a first
       // dialect probe) must not hide it, so the shape is derived on it directly.
       const derived = kept !== null && executor !== null ? deriveFrom(kept, kind, [...piece.values, want, offset], (v) => ownCompile(executor, build(v).compile())) : null;
-      if (derived !== null) got = (await derived.executor.executeQuery(derived.query)).rows;
-      else got = (await build([...piece.values, want, offset]).execute()) as T[];
+      return derived !== null ? rowsOf(derived) : (build([...piece.values, want, offset]).execute() as Promise<T[]>);
+    };
+    // Piece `i` onwards: at once while each piece is, else from the first that waits.
+    const readFrom = (i: number): T[] | Promise<T[]> => {
+      for (; i < pieces.length; i++) {
+        const got = readPiece(pieces[i]!);
+        if (isThenable(got)) {
+          const next = i + 1;
+          return got.then((r) => (take(r) ? rows : readFrom(next)));
+        }
+        if (take(got)) break;
+      }
+      return rows;
+    };
+    /** Adds a piece's rows; whether the page is full. */
+    const take = (got: readonly T[]): boolean => {
       for (const row of got) rows.push(exact ? takeExact(row, order) : row);
-      if (rows.length >= limit) break;
-    }
-    return rows;
+      return rows.length >= limit;
+    };
+    return readFrom(0);
   }
 
   async countEqual(order: readonly OrderTerm[], at: readonly unknown[]): Promise<number> {

@@ -21,3 +21,11 @@ export function promiseOf<T>(run: () => T | PromiseLike<T>): Promise<T> {
     return Promise.reject(err);
   }
 }
+
+/**
+ * `next(value)` at once when `value` is not a promise, else once it settles:
+ * a step of a pipeline that waits only where something waits.
+ */
+export function thenOf<A, B>(value: A | Promise<A>, next: (a: A) => B | Promise<B>): B | Promise<B> {
+  return isThenable(value) ? value.then(next) : next(value);
+}

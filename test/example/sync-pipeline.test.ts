@@ -1,33 +1,9 @@
-import { promiseHooks } from 'node:v8';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KyselyUserStore, type Database, type TrestleApp } from '../../src/index.js';
 import { DEMO_USER } from '../../example/catalogue/seed.js';
 import { testDatabases } from '../helpers/databases.js';
+import { promisesOfFramework } from '../helpers/promises.js';
 import { startExample, type RunningExample } from './start-example.js';
-
-const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
-
-/**
- * `run()`'s result, and the first framework frame of each promise created
- * while it ran from code under src/ (the pipeline; not Fastify's or the
- * injector's own).
- */
-async function promisesOfFramework<T>(run: () => Promise<T>): Promise<{ result: T; created: string[] }> {
-  const created: string[] = [];
-  const limit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 40;
-  const stop = promiseHooks.onInit(() => {
-    const frame = new Error().stack!.split('\n').find((line) => line.includes(SRC));
-    if (frame !== undefined) created.push(frame.trim());
-  });
-  try {
-    return { result: await run(), created };
-  } finally {
-    stop();
-    Error.stackTraceLimit = limit;
-  }
-}
 
 describe.each(testDatabases())("the example's book endpoints on $name", ({ name, open }) => {
   let database: Database;
@@ -48,7 +24,7 @@ describe.each(testDatabases())("the example's book endpoints on $name", ({ name,
   // On SQLite every read is answered at once (better-sqlite3), so a token-authenticated detail, a
   // create, an update and a page with its count run from the route to the reply without a promise; on
   // PostgreSQL each query waits.
-  it(name === 'sqlite' ? 'a token detail, a create, an update and a searched page answer without a promise in the pipeline' : 'a token detail, a create, an update and a searched page wait on their queries', async () => {
+  it(name === 'sqlite' ? 'a token detail, a create, an update, a searched page and cursor pages answer without a promise in the pipeline' : 'a token detail, a create, an update, a searched page and cursor pages wait on their queries', async () => {
     const authorization = `Token ${key}`;
     const detail = await promisesOfFramework(() => app.inject({ url: '/api/books/7/', headers: { authorization } }));
     expect(detail.result.statusCode).toBe(200);
@@ -85,7 +61,21 @@ describe.each(testDatabases())("the example's book endpoints on $name", ({ name,
     expect(body.results.length).toBeGreaterThan(0);
     for (const b of body.results) expect(b.year).toBeGreaterThanOrEqual(1950);
 
-    const all = [...detail.created, ...created.created, ...patched.created, ...missing.created, ...refused.created, ...page.created];
+    // The feed's cursor pages: the first, then the one its `next` names (read forwards from the cursor's place).
+    const feed = await promisesOfFramework(() => app.inject({ url: '/api/feed/', headers: { authorization } }));
+    expect(feed.result.statusCode).toBe(200);
+    const first = feed.result.json();
+    expect(first.previous).toBeNull();
+    expect(first.next).toMatch(/^http:\/\/localhost:80\/api\/feed\/\?cursor=/);
+    const onward = await promisesOfFramework(() => app.inject({ url: new URL(first.next).pathname + new URL(first.next).search, headers: { authorization } }));
+    expect(onward.result.statusCode).toBe(200);
+    const second = onward.result.json();
+    expect(second.previous).toMatch(/^http:\/\/localhost:80\/api\/feed\/\?cursor=/);
+    expect(second.results.length).toBe(first.results.length);
+    const seen = new Set(first.results.map((b: { id: number }) => b.id));
+    for (const b of second.results) expect(seen.has(b.id)).toBe(false);
+
+    const all = [...detail.created, ...created.created, ...patched.created, ...missing.created, ...refused.created, ...page.created, ...feed.created, ...onward.created];
     if (name === 'sqlite') expect(all).toEqual([]);
     else expect(all.length).toBeGreaterThan(4);
     expect((await app.inject({ method: 'DELETE', url: path, headers: { authorization } })).statusCode).toBe(204);

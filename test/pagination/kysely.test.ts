@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CursorPagination, LimitOffsetPagination, ListAPIView, PageNumberPagination, type CountStrategy, type TrestleApp } from '../../src/index.js';
 import type { Database } from '../../src/db/database.js';
 import { testDatabases } from '../helpers/databases.js';
+import { promisesOfFramework } from '../helpers/promises.js';
 import { keysetPredicate, type OrderTerm } from '../../src/pagination/source.js';
 import { BASE, get, listView, serve, walk } from './helpers.js';
 
@@ -99,6 +100,23 @@ describe.each(testDatabases())('pagination over a Kysely builder on $name', ({ n
       expect(ids(res.body)).toEqual([11, 12]);
       const roomy = await app(listView(() => books(), PageNumberPagination, { countStrategy: { capped: 50 } }));
       expect(await get(roomy, '/items/')).toMatchObject({ status: 200, body: { count: 12, count_capped: false, next: `${BASE}/items/?page=2` } });
+    });
+
+    // On SQLite the capped count and the page (or slice) are read at once; on PostgreSQL each waits.
+    it(`a capped count with its page, and with a limit/offset slice: ${name === 'sqlite' ? 'without a promise in the pipeline' : 'waiting on their queries'}`, async () => {
+      const paged = await app(listView(() => books(), PageNumberPagination, { countStrategy: { capped: 6 } }));
+      const sliced = await app(listView(() => books(), LimitOffsetPagination, { countStrategy: { capped: 6 } }));
+      await Promise.all([paged.ready(), sliced.ready()]); // the start-up checks, which query, run before the first request
+      const page = await promisesOfFramework(() => get(paged, '/items/?page=2'));
+      expect(page.result).toMatchObject({ status: 200, body: { count: 6, count_capped: true, next: `${BASE}/items/?page=3`, previous: `${BASE}/items/` } });
+      expect(page.result.headers['content-type']).toBe('application/json');
+      expect(ids(page.result.body)).toEqual([6, 7, 8, 9, 10]);
+      const slice = await promisesOfFramework(() => get(sliced, '/items/?limit=4&offset=4'));
+      expect(slice.result).toMatchObject({ status: 200, body: { count: 6, count_capped: true, next: `${BASE}/items/?limit=4&offset=8`, previous: `${BASE}/items/?limit=4` } });
+      expect(ids(slice.result.body)).toEqual([5, 6, 7, 8]);
+      const created = [...page.created, ...slice.created];
+      if (name === 'sqlite') expect(created).toEqual([]);
+      else expect(created.length).toBeGreaterThan(2);
     });
 
     it("countStrategy 'estimated': exact under the threshold; the planner's estimate above it on PostgreSQL", async () => {
