@@ -1,4 +1,5 @@
-import { createHash, pbkdf2, scrypt, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { pbkdf2Key, scryptKey } from './hash-threads.js';
 import { createRequire } from 'node:module';
 
 /**
@@ -126,11 +127,7 @@ function verifyPbkdf2(password: string, encoded: string, digest: 'sha256' | 'sha
   const iterations = Number(m[1]);
   const expected = Buffer.from(m[3]!, 'base64');
   if (iterations < 1 || expected.length === 0) return Promise.resolve(false);
-  return new Promise((resolve, reject) => {
-    pbkdf2(Buffer.from(password, 'utf8'), Buffer.from(m[2]!, 'utf8'), iterations, expected.length, digest, (err, key) =>
-      err ? reject(err) : resolve(timingSafeEqual(key, expected)),
-    );
-  });
+  return pbkdf2Key(Buffer.from(password, 'utf8'), Buffer.from(m[2]!, 'utf8'), iterations, expected.length, digest).then((key) => timingSafeEqual(key, expected));
 }
 
 // scrypt$<work factor N>$<salt>$<block size r>$<parallelism p>$<base64 64 bytes>
@@ -149,11 +146,7 @@ function verifyScrypt(password: string, encoded: string): Promise<boolean> {
   }
   // Django's maxmem: work_factor * 2 * block_size * 64 (bytes), with headroom.
   const maxmem = 128 * N * r + 1024 * 1024;
-  return new Promise((resolve, reject) => {
-    scrypt(Buffer.from(password, 'utf8'), Buffer.from(m[2]!, 'utf8'), expected.length, { N, r, p, maxmem }, (err, key) =>
-      err ? reject(err) : resolve(timingSafeEqual(key, expected)),
-    );
-  });
+  return scryptKey(Buffer.from(password, 'utf8'), Buffer.from(m[2]!, 'utf8'), expected.length, { N, r, p, maxmem }).then((key) => timingSafeEqual(key, expected));
 }
 
 function verifySaltedDigest(password: string, encoded: string, digest: 'md5' | 'sha1'): boolean {

@@ -1,7 +1,8 @@
-import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { randomBytes, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { ApiError } from '../exceptions.js';
 import { hashKind, type HashTiming } from './hash-timing.js';
+import { scryptKey } from './hash-threads.js';
 import {
   DEFAULT_DJANGO_HASHERS,
   identifyDjangoHasher,
@@ -15,8 +16,9 @@ const warnedMissing = new Set<string>();
 /**
  * Password hashing with `node:crypto` scrypt, stored as a PHC string:
  * `$scrypt$ln=14,r=8,p=1$<salt base64>$<hash base64>` (unpadded base64).
- * Hashing runs on libuv's thread pool, off the event loop. The parameters
- * travel with each hash, so raising the cost later keeps old hashes valid.
+ * Hashing runs off the event loop, on threads that yield to it
+ * (hash-threads.ts). The parameters travel with each hash, so raising the
+ * cost later keeps old hashes valid.
  */
 
 /** Cost parameters: N = 2^ln, block size r, parallelism p. */
@@ -104,12 +106,7 @@ export function passwordHashLoad(): { running: number; waiting: number; slots: n
 function derive(password: string, salt: Buffer, params: ScryptParams, keylen: number): Promise<Buffer> {
   const N = 2 ** params.ln;
   const options: ScryptOptions = { N, r: params.r, p: params.p, maxmem: 256 * N * params.r + 1024 * 1024 };
-  return withHashSlot(
-    () =>
-      new Promise((resolve, reject) => {
-        scrypt(password.normalize('NFKC'), salt, keylen, options, (err, key) => (err ? reject(err) : resolve(key)));
-      }),
-  );
+  return withHashSlot(() => scryptKey(password.normalize('NFKC'), salt, keylen, options, hashSlots));
 }
 
 const b64 = (buf: Buffer): string => buf.toString('base64').replace(/=+$/, '');

@@ -1,4 +1,7 @@
+import { pbkdf2Sync } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { HASH_THREAD_NICE, hashThreadStats } from '../../src/users/hash-threads.js';
 import {
   DEFAULT_SCRYPT_PARAMS,
   hashPassword,
@@ -21,6 +24,27 @@ describe('passwords', () => {
     expect(DEFAULT_SCRYPT_PARAMS).toEqual({ ln: 14, r: 8, p: 1 });
     expect(await verifyPassword('correct horse', encoded)).toBe(true);
     expect(await verifyPassword('correct horsE', encoded)).toBe(false);
+  });
+
+  // On one busy core a hash on libuv's pool took half the core from the event loop; these threads yield to it.
+  it('derives keys on threads that lower their own priority on Linux (scrypt and Django\'s PBKDF2 alike)', async () => {
+    const before = hashThreadStats().derivations;
+    const encoded = await hashPassword('threads', CHEAP);
+    expect(await verifyPassword('threads', encoded)).toBe(true);
+    const django = `pbkdf2_sha256$1000$seasalt$${pbkdf2Sync('threads', 'seasalt', 1000, 32, 'sha256').toString('base64')}`;
+    expect(await verifyPassword('threads', django)).toBe(true);
+    expect(await verifyPassword('thread', django)).toBe(false);
+    const after = hashThreadStats();
+    expect(after.derivations.scrypt - before.scrypt).toBe(2);
+    expect(after.derivations.pbkdf2 - before.pbkdf2).toBe(2);
+    expect(after.nices.length).toBeGreaterThan(0);
+    if (process.platform === 'linux') {
+      expect(after.nices.every((n) => n === HASH_THREAD_NICE)).toBe(true);
+      // The kernel's view: threads of this process at that nice value, while the event loop's thread is not.
+      const nices = readdirSync('/proc/self/task').map((tid) => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]));
+      expect(nices.filter((n) => n === HASH_THREAD_NICE).length).toBeGreaterThanOrEqual(after.nices.length);
+      expect(Number(readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16])).toBe(0);
+    }
   });
 
   it('salts every hash', async () => {
