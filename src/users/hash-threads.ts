@@ -121,10 +121,17 @@ function onPool(job: Job): Promise<Buffer> {
   });
 }
 
-/** At most `threadsWanted` threads are kept (the caller's concurrency limit); jobs beyond it share them. */
+/**
+ * At most as many threads as libuv's pool has (`UV_THREADPOOL_SIZE`, 4 by
+ * default), where hashes ran before: each thread is an isolate that stays
+ * once started, so a machine with many cores does not keep one per core.
+ */
+const MAX_THREADS = Math.max(1, Number.parseInt(process.env['UV_THREADPOOL_SIZE'] ?? '', 10) || 4);
+
+/** At most `threadsWanted` threads are kept (the caller's concurrency limit, up to `MAX_THREADS`); jobs beyond it share them. */
 function derive(job: Job, threadsWanted: number): Promise<Buffer> {
   derivations[job.kind]++;
-  const thread = threadFor(Math.max(1, threadsWanted));
+  const thread = threadFor(Math.min(MAX_THREADS, Math.max(1, threadsWanted)));
   return thread === null ? onPool(job) : thread.run(nextId++, job);
 }
 
