@@ -41,12 +41,6 @@ interface CursorState {
   readonly binding: string;
 }
 
-/**
- * A place between two items of the listing, in listing order: the cut
- * (after the items whose values are `position`, or before them when
- * `before`; `null` is the start, or with `before` the end) moved `shift`
- * items further down the listing (negative: up).
- */
 /** What `paginate` worked out before reading its rows, for `pageOf`. */
 interface PageRead<T> {
   readonly src: PageSource<T>;
@@ -59,6 +53,12 @@ interface PageRead<T> {
   readonly baseUrl: string;
 }
 
+/**
+ * A place between two items of the listing, in listing order: the cut
+ * (after the items whose values are `position`, or before them when
+ * `before`; `null` is the start, or with `before` the end) moved `shift`
+ * items further down the listing (negative: up).
+ */
 interface Gap {
   readonly position: readonly unknown[] | null;
   readonly before: boolean;

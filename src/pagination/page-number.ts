@@ -8,7 +8,7 @@ import { countWith, ESTIMATED_COUNT_THRESHOLD, sliceOf } from './count.js';
 import { displayedPageNumbers, pageLinks } from './html.js';
 import { positiveInt, pythonInt, PythonValueError, toSafeNumber } from './python-int.js';
 import { pageSource, type CountAndSlice, type PageSource } from './source.js';
-import { thenOf } from '../utils/thenable.js';
+import { isThenable, thenOf } from '../utils/thenable.js';
 
 /** What `PageNumberPagination` keeps on `req.pagination` between paginate and response. */
 export interface PageNumberState {
@@ -106,7 +106,9 @@ export class PageNumberPagination<T = unknown> extends BasePagination<T, PageNum
       const asked = askedNumber(raw, pageSize);
       const both = asked === null ? null : src.countAndSlice((asked - 1) * pageSize, pageSize);
       if (both !== null) {
-        return thenOf(both, (b) => this.countedPage(req, raw, pageSize, url, b));
+        // The sync case (SQLite) without a continuation made for it: this is every page's path.
+        if (isThenable(both)) return both.then((b) => this.countedPage(req, raw, pageSize, url, b));
+        return this.countedPage(req, raw, pageSize, url, both);
       }
     }
     return this.paginateCounting(src, req, raw, wantsLast, strategy, pageSize, url);

@@ -428,6 +428,11 @@ class QuerySource<T> implements PageSource<T> {
       const derived = kept !== null && executor !== null ? deriveFrom(kept, kind, [...piece.values, want, offset], (v) => ownCompile(executor, build(v).compile())) : null;
       return derived !== null ? rowsOf(derived) : (build([...piece.values, want, offset]).execute() as Promise<T[]>);
     };
+    /** Adds a piece's rows; whether the page is full. */
+    const take = (got: readonly T[]): boolean => {
+      for (const row of got) rows.push(exact ? takeExact(row, order) : row);
+      return rows.length >= limit;
+    };
     // Piece `i` onwards: at once while each piece is, else from the first that waits.
     const readFrom = (i: number): T[] | Promise<T[]> => {
       for (; i < pieces.length; i++) {
@@ -439,11 +444,6 @@ class QuerySource<T> implements PageSource<T> {
         if (take(got)) break;
       }
       return rows;
-    };
-    /** Adds a piece's rows; whether the page is full. */
-    const take = (got: readonly T[]): boolean => {
-      for (const row of got) rows.push(exact ? takeExact(row, order) : row);
-      return rows.length >= limit;
     };
     return readFrom(0);
   }

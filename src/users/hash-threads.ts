@@ -128,21 +128,25 @@ function onPool(job: Job): Promise<Buffer> {
  */
 const MAX_THREADS = Math.max(1, Number.parseInt(process.env['UV_THREADPOOL_SIZE'] ?? '', 10) || 4);
 
-/** At most `threadsWanted` threads are kept (the caller's concurrency limit, up to `MAX_THREADS`); jobs beyond it share them. */
-function derive(job: Job, threadsWanted: number): Promise<Buffer> {
+/**
+ * A new thread only when none is idle, up to `MAX_THREADS`; past it jobs
+ * share them. How many hashes run at once is the caller's to ration
+ * (passwords.ts: `setPasswordHashConcurrency`), so threads follow it.
+ */
+function derive(job: Job): Promise<Buffer> {
   derivations[job.kind]++;
-  const thread = threadFor(Math.min(MAX_THREADS, Math.max(1, threadsWanted)));
+  const thread = threadFor(MAX_THREADS);
   return thread === null ? onPool(job) : thread.run(nextId++, job);
 }
 
 /** scrypt on a hashing thread (libuv's pool where threads cannot run). */
-export function scryptKey(password: string | Buffer, salt: Buffer, keylen: number, options: ScryptOptions, threadsWanted = 1): Promise<Buffer> {
-  return derive({ kind: 'scrypt', password, salt, keylen, options }, threadsWanted);
+export function scryptKey(password: string | Buffer, salt: Buffer, keylen: number, options: ScryptOptions): Promise<Buffer> {
+  return derive({ kind: 'scrypt', password, salt, keylen, options });
 }
 
 /** PBKDF2 on a hashing thread (libuv's pool where threads cannot run). */
-export function pbkdf2Key(password: string | Buffer, salt: Buffer, iterations: number, keylen: number, digest: string, threadsWanted = 1): Promise<Buffer> {
-  return derive({ kind: 'pbkdf2', password, salt, iterations, keylen, digest }, threadsWanted);
+export function pbkdf2Key(password: string | Buffer, salt: Buffer, iterations: number, keylen: number, digest: string): Promise<Buffer> {
+  return derive({ kind: 'pbkdf2', password, salt, iterations, keylen, digest });
 }
 
 /** The hashing threads (their nice values as they reported them) and the keys derived so far, by function (for monitoring and tests). */

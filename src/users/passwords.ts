@@ -106,7 +106,7 @@ export function passwordHashLoad(): { running: number; waiting: number; slots: n
 function derive(password: string, salt: Buffer, params: ScryptParams, keylen: number): Promise<Buffer> {
   const N = 2 ** params.ln;
   const options: ScryptOptions = { N, r: params.r, p: params.p, maxmem: 256 * N * params.r + 1024 * 1024 };
-  return withHashSlot(() => scryptKey(password.normalize('NFKC'), salt, keylen, options, hashSlots));
+  return withHashSlot(() => scryptKey(password.normalize('NFKC'), salt, keylen, options));
 }
 
 const b64 = (buf: Buffer): string => buf.toString('base64').replace(/=+$/, '');
