@@ -51,11 +51,20 @@ interface Pending {
   job: Job;
 }
 
+/**
+ * How long a hashing thread may sit idle before it is stopped, giving back
+ * its isolate and the memory its last hash left in its allocator (about
+ * 8 MB after one default-cost scrypt); the next hash starts a thread again
+ * (tens of milliseconds, once).
+ */
+let idleMs = 60_000;
+
 class HashThread {
   readonly worker: Worker;
   readonly pending = new Map<number, Pending>();
   /** The nice value the thread set, once it has said (null: it could not). */
   nice: number | null | undefined = undefined;
+  private idleTimer: NodeJS.Timeout | null = null;
 
   constructor(onGone: (thread: HashThread) => void) {
     this.worker = new Worker(THREAD_SOURCE, { eval: true, workerData: { nice: process.platform === 'linux' ? HASH_THREAD_NICE : null } });
@@ -68,7 +77,10 @@ class HashThread {
       const job = this.pending.get(msg.id!);
       if (!job) return;
       this.pending.delete(msg.id!);
-      if (this.pending.size === 0) this.worker.unref();
+      if (this.pending.size === 0) {
+        this.worker.unref();
+        this.idleTimer = setTimeout(() => this.stopIfIdle(onGone), idleMs).unref();
+      }
       if (msg.error !== undefined) job.reject(new Error(msg.error));
       else job.resolve(Buffer.from(msg.key!.buffer, msg.key!.byteOffset, msg.key!.byteLength));
     });
@@ -82,7 +94,19 @@ class HashThread {
     this.worker.on('exit', gone);
   }
 
+  /** Stops the thread when it has had no job for `idleMs`: out of the list first, so no job is handed to it. */
+  private stopIfIdle(onGone: (thread: HashThread) => void): void {
+    this.idleTimer = null;
+    if (this.pending.size > 0) return;
+    onGone(this);
+    void this.worker.terminate();
+  }
+
   run(id: number, job: Job): Promise<Buffer> {
+    if (this.idleTimer !== null) {
+      clearTimeout(this.idleTimer);
+      this.idleTimer = null;
+    }
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, job });
       // Keeps the process alive while a hash is under way (a CLI awaiting `createsuperuser`'s hash).
@@ -147,6 +171,12 @@ export function scryptKey(password: string | Buffer, salt: Buffer, keylen: numbe
 /** PBKDF2 on a hashing thread (libuv's pool where threads cannot run). */
 export function pbkdf2Key(password: string | Buffer, salt: Buffer, iterations: number, keylen: number, digest: string): Promise<Buffer> {
   return derive({ kind: 'pbkdf2', password, salt, iterations, keylen, digest });
+}
+
+/** Sets how long an idle hashing thread is kept (milliseconds; 60 s by default). For tests and tuning. */
+export function setHashThreadIdleTimeout(ms: number): void {
+  if (!(Number.isFinite(ms) && ms >= 0)) throw new RangeError(`The idle timeout must be a number of milliseconds, not ${ms}.`);
+  idleMs = ms;
 }
 
 /** The hashing threads (their nice values as they reported them) and the keys derived so far, by function (for monitoring and tests). */

@@ -1,7 +1,7 @@
 import { pbkdf2Sync } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { HASH_THREAD_NICE, hashThreadStats } from '../../src/users/hash-threads.js';
+import { HASH_THREAD_NICE, hashThreadStats, setHashThreadIdleTimeout } from '../../src/users/hash-threads.js';
 import {
   DEFAULT_SCRYPT_PARAMS,
   hashPassword,
@@ -45,6 +45,32 @@ describe('passwords', () => {
       expect(nices.filter((n) => n === HASH_THREAD_NICE).length).toBeGreaterThanOrEqual(after.nices.length);
       expect(Number(readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16])).toBe(0);
     }
+  });
+
+  it('stops a hashing thread once it has been idle for the timeout; the next hash starts one again', async () => {
+    const threadsAtNice = () =>
+      readdirSync('/proc/self/task').filter((tid) => {
+        try {
+          return Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]) === HASH_THREAD_NICE;
+        } catch {
+          return false; // the thread ended while being read
+        }
+      }).length;
+    setHashThreadIdleTimeout(50);
+    try {
+      const encoded = await hashPassword('idle', CHEAP);
+      expect(hashThreadStats().nices.length).toBeGreaterThan(0);
+      await expect.poll(() => hashThreadStats().nices.length, { timeout: 5_000, interval: 20 }).toBe(0);
+      // The kernel's view: no thread of this process is left at the hashing threads' nice value.
+      if (process.platform === 'linux') await expect.poll(threadsAtNice, { timeout: 5_000, interval: 20 }).toBe(0);
+      const before = hashThreadStats().derivations.scrypt;
+      expect(await verifyPassword('idle', encoded)).toBe(true);
+      expect(hashThreadStats().derivations.scrypt - before).toBe(1);
+      expect(hashThreadStats().nices.length).toBe(1);
+    } finally {
+      setHashThreadIdleTimeout(60_000);
+    }
+    expect(() => setHashThreadIdleTimeout(-1)).toThrow(RangeError);
   });
 
   it('salts every hash', async () => {
