@@ -67,7 +67,7 @@ export interface CreateAppOptions {
 export type TrestleApp = FastifyInstance & { trestle: AppContext };
 
 const ORIGINAL_CONTENT_TYPE = Symbol('trestle.contentType');
-/** What Fastify is shown as the Content-Type of a QUERY request that has none (see `prepareRequest`). */
+/** What Fastify is shown as the Content-Type of a QUERY request (see `prepareRequest`). */
 const HIDDEN_CONTENT_TYPE = 'application/octet-stream';
 // A multipart type Fastify accepts as is: streamed by busboy instead of buffered.
 const STREAMED_MULTIPART = /^multipart\/form-data\s*;\s*boundary=("?)[0-9A-Za-z'()+_,\-./:=? ]{1,70}\1\s*$/i;
@@ -167,7 +167,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Trestle
   fastify.removeAllContentTypeParsers();
   const keepBytes = (_req: FastifyRequest, body: Buffer, done: (err: null, body: Buffer) => void) => done(null, body);
   fastify.addContentTypeParser('*', { parseAs: 'buffer' }, keepBytes);
-  // The same, named for the type a QUERY without Content-Type is shown to Fastify as (`prepareRequest`).
+  // The same, named for the type a QUERY is shown to Fastify as (`prepareRequest`).
   fastify.addContentTypeParser(HIDDEN_CONTENT_TYPE, { parseAs: 'buffer' }, keepBytes);
   // Multipart bodies are streamed: fields in memory, large files in temporary files, never one buffer.
   const multipartLimits: MultipartLimits = {
@@ -516,14 +516,16 @@ function prepareRequest(this: unknown, req: import('node:http').IncomingMessage)
   const headers = req.headers;
   const ct = headers['content-type'];
   let original: string | null | undefined;
-  if (ct !== undefined && !STREAMED_MULTIPART.test(ct)) {
-    original = ct;
-    headers['content-type'] = undefined;
-  } else if (ct === undefined && req.method === 'QUERY') {
+  if (req.method === 'QUERY') {
     // Fastify answers a QUERY without Content-Type 400 before any route (RFC 10008);
     // DRF authenticates, checks permissions and throttles first, then answers 405.
-    original = null;
-    headers['content-type'] = HIDDEN_CONTENT_TYPE;
+    // So a QUERY is shown the stand-in type whether or not it had one.
+    if (ct === undefined) original = null;
+    else if (!STREAMED_MULTIPART.test(ct)) original = ct;
+    if (original !== undefined) headers['content-type'] = HIDDEN_CONTENT_TYPE;
+  } else if (ct !== undefined && !STREAMED_MULTIPART.test(ct)) {
+    original = ct;
+    headers['content-type'] = undefined;
   }
   (req as unknown as Record<symbol, unknown>)[ORIGINAL_CONTENT_TYPE] = original;
   // Node's streams count their listeners on the prototype until the first is added (reading a

@@ -114,6 +114,14 @@ describe('methods outside the eight registered ones reach the view, as in DRF', 
     expect(withBody.json()).toEqual({ detail: 'You do not have permission to perform this action.' });
   });
 
+  it('a QUERY with a Content-Type and a body, permitted: 405 with Allow (not refused by Fastify)', async () => {
+    const res = await app.inject({ method: 'QUERY' as 'GET', url: '/items/', headers: { 'x-user': 'alice', 'content-type': 'application/json' }, payload: '{"q": 1}' });
+    expect(res.statusCode).toBe(405);
+    expect(res.headers['allow']).toBe('GET, POST, HEAD, OPTIONS');
+    expect(res.headers['content-type']).toBe('application/json');
+    expect(res.json()).toEqual({ detail: 'Method "QUERY" not allowed.' });
+  });
+
   it('an unknown path is still a 404 whatever the method', async () => {
     const res = await app.inject({ method: 'PROPFIND' as 'GET', url: '/nothing/' });
     expect(res.statusCode).toBe(404);
