@@ -509,8 +509,8 @@ function serverTimeouts(settings: Readonly<Settings>): { headersTimeout: number;
  * every request gets the same property in the same place whether or not
  * it had a Content-Type: Node's request objects and Fastify's keep one
  * shape each, and the code they pass through stays monomorphic after a
- * server has served bodies (W8's detail, measured after the bench's POSTs:
- * 0.86x of its baseline before, 0.95x after).
+ * server has served bodies (docs/decisions.md, "Request objects keep one
+ * shape").
  */
 function prepareRequest(this: unknown, req: import('node:http').IncomingMessage): string {
   const headers = req.headers;
