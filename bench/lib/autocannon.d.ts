@@ -1,4 +1,4 @@
-// The part of autocannon's API the load process uses (the package ships no types).
+// The part of autocannon's API the load process and the instruction counter use (the package ships no types).
 declare module 'autocannon' {
   interface Options {
     url: string;
@@ -7,6 +7,8 @@ declare module 'autocannon' {
     body?: string | undefined;
     connections?: number;
     duration?: number;
+    /** Stop after this many requests instead of after `duration`. */
+    amount?: number;
   }
   interface Histogram {
     p50: number;

@@ -1,0 +1,164 @@
+/**
+ * `npm run bench:instructions -- [--server trestle|fastify|node] [--path /w1/items/?page=2]
+ *   [--catalogue] [--body JSON] [--mix] [--warm 10000] [--window 4000] [--windows 3]`
+ *
+ * One bundled server under `valgrind --tool=callgrind`, counting the
+ * instructions the whole process (every thread) runs per request, over
+ * windows of requests after a warm-up. Where a machine's speed moves by
+ * more than a change does (interleaved rounds of CPU time varying by 20 %),
+ * instruction counts still tell two builds apart: the same build counted
+ * twice agrees to about 0.1 % once V8 has optimized the path. They are a
+ * proxy (an instruction is not a nanosecond, and the kernel's part is not
+ * counted); `npm run bench` stays the measure. SQLite only.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { ensureSqliteDataset } from './lib/dataset.js';
+import { ensureCatalogueSqlite } from './lib/catalogue-dataset.js';
+import { bundleServers } from './lib/bundle.js';
+import { freePort } from './lib/server-process.js';
+import { AUTH_HEADERS, W8_BOOK } from './lib/workloads.js';
+
+const HELP = `Usage: npm run bench:instructions -- [options]
+
+Counts the instructions one server runs per request under valgrind's
+callgrind (see bench/README.md). Needs valgrind; SQLite only.
+
+Options:
+  --server NAME   trestle (default), fastify or node
+  --path PATH     the request (default /w1/items/?page=2)
+  --body JSON     POST this JSON body to --path instead of a GET
+  --catalogue     W7/W8: the example project (trestle) or the hand-written catalogue (fastify)
+  --mix           with --catalogue: serve W7's page 2 and W8's POST 1,500 times each first,
+                  as the bench's warm-up mixes endpoints
+  --warm N        requests of --path before counting (default 10000; a first window that
+                  differs from the next ones was counted before V8 had optimized the path)
+  --window N      requests per counted window (default 4000)
+  --windows K     windows (default 3)
+  -h, --help      this text
+`;
+
+/** The reason and the usage on stderr, exit 2: nothing is built or started. */
+function refuse(why: string): never {
+  process.stderr.write(`${why}\n\n${HELP}`);
+  process.exit(2);
+}
+
+function parseOptions() {
+  try {
+    return parseArgs({
+      options: {
+        server: { type: 'string', default: 'trestle' },
+        path: { type: 'string', default: '/w1/items/?page=2' },
+        body: { type: 'string' },
+        catalogue: { type: 'boolean', default: false },
+        mix: { type: 'boolean', default: false },
+        warm: { type: 'string', default: '10000' },
+        window: { type: 'string', default: '4000' },
+        windows: { type: 'string', default: '3' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (err) {
+    return refuse(err instanceof Error ? err.message : String(err));
+  }
+}
+const { values } = parseOptions();
+if (values.help) {
+  process.stdout.write(HELP);
+  process.exit(0);
+}
+const kind = values.server as 'trestle' | 'fastify' | 'node';
+if (!['trestle', 'fastify', 'node'].includes(kind)) refuse(`--server must be trestle, fastify or node, not "${kind}".`);
+const [warm, windowSize, windows] = [values.warm, values.window, values.windows].map(Number) as [number, number, number];
+if (![warm, windowSize, windows].every((n) => Number.isInteger(n) && n >= 0) || windowSize < 1 || windows < 1) {
+  refuse('--warm, --window and --windows must be whole numbers (--window and --windows at least 1).');
+}
+if (values.mix && !values.catalogue) refuse('--mix needs --catalogue (it serves the catalogue\'s endpoints).');
+if (values.catalogue && kind === 'node') refuse('--catalogue has a trestle and a fastify server only.');
+for (const tool of ['valgrind', 'callgrind_control']) {
+  if (spawnSync(tool, ['--version'], { stdio: 'ignore' }).error) refuse(`${tool} was not found: install valgrind (Debian: apt-get install valgrind).`);
+}
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+async function main(): Promise<void> {
+  const source = values.catalogue ? await ensureCatalogueSqlite(log) : await ensureSqliteDataset(log);
+  const bundles = await bundleServers();
+  const bundle = values.catalogue ? (kind === 'trestle' ? bundles.example : bundles.catalogue) : bundles[kind];
+  // A copy, so the POSTs counted here leave the bench's database as it was.
+  const dir = mkdtempSync(join(tmpdir(), 'trestle-instructions-'));
+  const database = join(dir, 'db.sqlite3');
+  copyFileSync(source, database);
+  const port = await freePort();
+  const out = join(dir, 'callgrind.out');
+  const server = spawn('valgrind', ['--tool=callgrind', `--callgrind-out-file=${out}`, process.execPath, bundle], {
+    env: { ...process.env, BENCH_DATABASE: database, BENCH_PORT: String(port), NODE_ENV: 'production', ...(values.catalogue ? { LOG_LEVEL: 'warn' } : {}) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      let output = '';
+      const onData = (chunk: Buffer) => {
+        output += chunk.toString();
+        if (/READY \d+|listening on http/.test(output)) resolve();
+      };
+      server.stdout!.on('data', onData);
+      server.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      server.once('exit', (code) => reject(new Error(`the server exited (${code}) before it listened:\n${output.slice(-2000)}`)));
+    });
+    server.removeAllListeners('exit');
+    const auth = values.path!.startsWith('/w5/') ? {} : { ...AUTH_HEADERS };
+    const load = (path: string, amount: number, body?: string) =>
+      new Promise<{ total: number; non2xx: number }>((resolve, reject) => {
+        autocannon(
+          {
+            url: `http://127.0.0.1:${port}${path}`,
+            amount,
+            connections: 4,
+            ...(body !== undefined ? { method: 'POST' as const, body } : {}),
+            headers: body !== undefined ? { ...auth, 'content-type': 'application/json' } : auth,
+          },
+          (err, result) => (err ? reject(err) : resolve({ total: result.requests.total, non2xx: result.non2xx })),
+        );
+      });
+    const control = (...args: string[]) => spawnSync('callgrind_control', [...args, String(server.pid)], { stdio: 'ignore' });
+    if (values.mix) {
+      log('mixing: W7 page 2 and W8 POST, 1,500 each');
+      await load('/api/books/?page=2', 1500);
+      await load('/api/books/', 1500, W8_BOOK);
+    }
+    log(`warm-up: ${warm} × ${values.path}`);
+    if (warm > 0) await load(values.path!, warm, values.body);
+    const counts: number[] = [];
+    for (let w = 0; w < windows; w++) {
+      control('-z');
+      const { total, non2xx } = await load(values.path!, windowSize, values.body);
+      if (non2xx > 0) log(`note: ${non2xx} answers were not 2xx`);
+      const tag = `window-${w}`;
+      control('-d', tag);
+      const dumped = readdirSync(dir).filter((f) => f.startsWith('callgrind.out')).map((f) => readFileSync(join(dir, f), 'utf8'));
+      const text = dumped.find((t) => t.slice(0, 4000).includes(tag));
+      const m = text === undefined ? null : /^(?:summary|totals):\s+(\d+)/m.exec(text);
+      if (m === null) throw new Error(`callgrind wrote no counts for ${tag}.`);
+      counts.push(Number(m[1]) / Math.max(1, total));
+      log(`window ${w + 1}/${windows}: ${(counts.at(-1)! / 1000).toFixed(1)}k instructions per request`);
+    }
+    const sorted = [...counts].sort((a, b) => a - b);
+    process.stdout.write(
+      `${kind} ${values.path}: ${counts.map((c) => `${(c / 1000).toFixed(1)}k`).join(', ')} instructions per request ` +
+        `(median ${(sorted[Math.floor(sorted.length / 2)]! / 1000).toFixed(1)}k; windows of ${windowSize} after ${warm} of warm-up${values.mix ? ' and the mix' : ''})\n`,
+    );
+  } finally {
+    server.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,45 @@
+/**
+ * `npm run bench:instructions`'s options: `--help` prints the usage, and a
+ * wrong option or value is refused with the reason and the usage (exit 2)
+ * before any dataset is built or valgrind started. The tool runs at
+ * import, so it is driven as the process it is.
+ */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
+
+function instructions(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(TSX, ['bench/instructions.ts', ...args], { cwd: ROOT, timeout: 60_000 }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe('npm run bench:instructions options', () => {
+  it('--help prints the usage and exits 0', async () => {
+    const { code, stdout, stderr } = await instructions(['--help']);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^Usage: npm run bench:instructions -- \[options\]/);
+    expect(stdout).toContain('--windows K');
+    expect(stderr).toBe('');
+  });
+
+  it.each([
+    [['--server', 'nginx'], /^--server must be trestle, fastify or node, not "nginx"\./],
+    [['--window', '0'], /^--warm, --window and --windows must be whole numbers \(--window and --windows at least 1\)\./],
+    [['--mix'], /^--mix needs --catalogue/],
+    [['--catalogue', '--server', 'node'], /^--catalogue has a trestle and a fastify server only\./],
+    [['--bogus'], /^Unknown option '--bogus'/],
+  ])('%j is refused with the reason and the usage (exit 2)', async (args, reason) => {
+    const { code, stdout, stderr } = await instructions(args);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toMatch(reason);
+    expect(stderr).toContain('Usage: npm run bench:instructions -- [options]');
+  });
+});
