@@ -4,21 +4,10 @@
  * before any dataset is built or valgrind started. The tool runs at
  * import, so it is driven as the process it is.
  */
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runBenchScript } from '../helpers/bench-script.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
-const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
-
-function instructions(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(TSX, ['bench/instructions.ts', ...args], { cwd: ROOT, timeout: 60_000 }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const instructions = (args: string[]) => runBenchScript('bench/instructions.ts', args);
 
 describe('npm run bench:instructions options', () => {
   it('--help prints the usage and exits 0', async () => {
