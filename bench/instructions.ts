@@ -15,11 +15,11 @@ import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { ensureSqliteDataset } from './lib/dataset.js';
 import { ensureCatalogueSqlite } from './lib/catalogue-dataset.js';
 import { bundleServers } from './lib/bundle.js';
+import { commandLine } from './lib/command-line.js';
 import { freePort } from './lib/server-process.js';
 import { AUTH_HEADERS, W8_BOOK } from './lib/workloads.js';
 
@@ -42,36 +42,17 @@ Options:
   -h, --help      this text
 `;
 
-/** The reason and the usage on stderr, exit 2: nothing is built or started. */
-function refuse(why: string): never {
-  process.stderr.write(`${why}\n\n${HELP}`);
-  process.exit(2);
-}
-
-function parseOptions() {
-  try {
-    return parseArgs({
-      options: {
-        server: { type: 'string', default: 'trestle' },
-        path: { type: 'string', default: '/w1/items/?page=2' },
-        body: { type: 'string' },
-        catalogue: { type: 'boolean', default: false },
-        mix: { type: 'boolean', default: false },
-        warm: { type: 'string', default: '10000' },
-        window: { type: 'string', default: '4000' },
-        windows: { type: 'string', default: '3' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-  } catch (err) {
-    return refuse(err instanceof Error ? err.message : String(err));
-  }
-}
-const { values } = parseOptions();
-if (values.help) {
-  process.stdout.write(HELP);
-  process.exit(0);
-}
+const { values, refuse } = commandLine(HELP, {
+  server: { type: 'string', default: 'trestle' },
+  path: { type: 'string', default: '/w1/items/?page=2' },
+  body: { type: 'string' },
+  catalogue: { type: 'boolean', default: false },
+  mix: { type: 'boolean', default: false },
+  warm: { type: 'string', default: '10000' },
+  window: { type: 'string', default: '4000' },
+  windows: { type: 'string', default: '3' },
+  help: { type: 'boolean', short: 'h', default: false },
+});
 const kind = values.server as 'trestle' | 'fastify' | 'node';
 if (!['trestle', 'fastify', 'node'].includes(kind)) refuse(`--server must be trestle, fastify or node, not "${kind}".`);
 const [warm, windowSize, windows] = [values.warm, values.window, values.windows].map(Number) as [number, number, number];

@@ -12,7 +12,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { BENCH_DIR, ensurePgDataset, ensureSqliteDataset } from './lib/dataset.js';
 import { ensureCataloguePg, ensureCatalogueSqlite } from './lib/catalogue-dataset.js';
 import { Loader, type LoadRequest, type LoadResult } from './lib/loader.js';
@@ -22,6 +21,7 @@ import { checkBudget, formatBudget, formatTable, type Row } from './lib/report.j
 import { tasksetAvailable } from './lib/cpu.js';
 import { BENCH_SECRET, PG_URL_DEFAULT } from './lib/constants.js';
 import { bundleServers, type Bundles } from './lib/bundle.js';
+import { commandLine } from './lib/command-line.js';
 
 const HELP = `Usage: npm run bench -- [options]
 
@@ -37,33 +37,14 @@ Options:
   -h, --help        this text
 `;
 
-/** The reason and the usage on stderr, exit 2: nothing is built or started. */
-function refuse(message: string): never {
-  process.stderr.write(`${message}\n\n${HELP}`);
-  process.exit(2);
-}
-
-function parseBenchArgs() {
-  try {
-    return parseArgs({
-      options: {
-        quick: { type: 'boolean', default: false },
-        only: { type: 'string' },
-        'no-pg': { type: 'boolean', default: false },
-        connections: { type: 'string', default: '16' },
-        runs: { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-  } catch (err) {
-    return refuse(err instanceof Error ? err.message : String(err));
-  }
-}
-const { values } = parseBenchArgs();
-if (values.help) {
-  process.stdout.write(HELP);
-  process.exit(0);
-}
+const { values, refuse } = commandLine(HELP, {
+  quick: { type: 'boolean', default: false },
+  only: { type: 'string' },
+  'no-pg': { type: 'boolean', default: false },
+  connections: { type: 'string', default: '16' },
+  runs: { type: 'string' },
+  help: { type: 'boolean', short: 'h', default: false },
+});
 const quick = values.quick === true;
 const only = values.only ? new Set(values.only.split(',').map((s) => s.trim().toUpperCase())) : null;
 const connections = Number(values.connections);
