@@ -120,6 +120,9 @@ export class ProxyTrust {
 
 type Headers = Readonly<Record<string, string | string[] | undefined>>;
 
+/** The request's socket, whose `remoteAddress` names the peer. */
+type Peer = { readonly remoteAddress?: string | undefined };
+
 function first(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
@@ -145,22 +148,23 @@ export class ForwardedHeaders {
     this.ssl = ssl === null ? null : [headerName(ssl[0]), ssl[1]];
   }
 
-  private believed(peer: string | undefined): boolean {
-    return this.proxies.empty || this.proxies.isTrusted(peer);
+  /** Whether the peer's forwarded headers count; its address is read only when proxies are listed. */
+  private believed(socket: Peer | undefined): boolean {
+    return this.proxies.empty || this.proxies.isTrusted(socket?.remoteAddress);
   }
 
   /** The forwarded host, when it counts for this request (the whole header value, as Django). */
-  forwardedHost(headers: Headers, peer: string | undefined): string | undefined {
+  forwardedHost(headers: Headers, socket: Peer | undefined): string | undefined {
     if (!this.host) return undefined;
     const value = first(headers['x-forwarded-host']);
-    return value !== undefined && this.believed(peer) ? value : undefined;
+    return value !== undefined && this.believed(socket) ? value : undefined;
   }
 
   /** `https`/`http` from the scheme header when it counts, else `undefined` (the socket decides). */
-  forwardedScheme(headers: Headers, peer: string | undefined): 'http' | 'https' | undefined {
+  forwardedScheme(headers: Headers, socket: Peer | undefined): 'http' | 'https' | undefined {
     if (this.ssl === null) return undefined;
     const value = first(headers[this.ssl[0]]);
-    if (value === undefined || !this.believed(peer)) return undefined;
+    if (value === undefined || !this.believed(socket)) return undefined;
     return value.split(',')[0]!.trim() === this.ssl[1] ? 'https' : 'http';
   }
 }

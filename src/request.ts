@@ -377,7 +377,7 @@ export class ApiRequest<Params extends object = PathParams, Data = unknown, Auth
 
   /** `https` for TLS sockets, or as SECURE_PROXY_SSL_HEADER says when it is set. */
   get scheme(): 'http' | 'https' {
-    const forwarded = this.env.forwarded.forwardedScheme(this.raw.headers, this.raw.socket?.remoteAddress);
+    const forwarded = this.env.forwarded.forwardedScheme(this.raw.headers, this.raw.socket);
     if (forwarded !== undefined) return forwarded;
     return (this.raw.socket as { encrypted?: boolean } | undefined)?.encrypted ? 'https' : 'http';
   }
@@ -392,9 +392,18 @@ export class ApiRequest<Params extends object = PathParams, Data = unknown, Auth
    */
   getHost(): string {
     if (this._host !== null) return this._host;
-    const host = this.env.forwarded.forwardedHost(this.raw.headers, this.raw.socket?.remoteAddress) ?? this.raw.headers.host ?? '';
+    const host = this.env.forwarded.forwardedHost(this.raw.headers, this.raw.socket) ?? this.raw.headers.host ?? '';
     this._host = this.env.hosts.check(host);
     return this._host;
+  }
+
+  /**
+   * `scheme://host` of this request, the host validated (`getHost`). Worked
+   * out once per request; requests with the same scheme and host in turn
+   * share one string, so links compare their origin by reference.
+   */
+  get origin(): string {
+    return (this._origin ??= sharedOrigin(this.scheme, this.getHost()));
   }
 
   /**
@@ -402,8 +411,7 @@ export class ApiRequest<Params extends object = PathParams, Data = unknown, Auth
    * URL), built only from an allowed host.
    */
   buildAbsoluteUri(location?: string): string {
-    // Scheme and host, worked out once per request (the host is validated once anyway).
-    const base = (this._origin ??= `${this.scheme}://${this.getHost()}`);
+    const base = this.origin;
     if (location === undefined) return base + this.raw.url;
     // A path cannot be an absolute URL: no need to try the pattern.
     if (location.charCodeAt(0) === 0x2f /* / */) return base + location;
@@ -414,3 +422,12 @@ export class ApiRequest<Params extends object = PathParams, Data = unknown, Auth
   }
 }
 
+/** The last origin made, by its scheme and host: most requests of a process name the same host. */
+let lastOrigin = { scheme: '', host: '', origin: '' };
+
+function sharedOrigin(scheme: string, host: string): string {
+  const last = lastOrigin;
+  if (last.host === host && last.scheme === scheme) return last.origin;
+  lastOrigin = { scheme, host, origin: `${scheme}://${host}` };
+  return lastOrigin.origin;
+}

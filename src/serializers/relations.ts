@@ -223,7 +223,7 @@ function makeLinkTemplate(options: Required<HyperlinkOptions>, slot: LinkTemplat
   if (path === null) return null;
   // Without a `?format=` to carry, the link is the origin, then the path.
   if (linkTurn.origin === undefined) {
-    linkTurn.origin = request.query['format'] === undefined ? `${request.scheme}://${request.getHost()}` : null;
+    linkTurn.origin = request.query['format'] === undefined ? request.origin : null;
   }
   const origin = linkTurn.origin;
   if (origin !== null && origin === slot.origin && path === slot.originPath) return slot.originTemplate;
