@@ -28,7 +28,7 @@ import { installCors } from './cors.js';
 import { checkProductionSettings, resolveSecretKey } from './secret-key.js';
 import { keepTickShape } from './utils/tick-shape.js';
 import { watchIdleConnections } from './idle-connections.js';
-import { API_REQUEST, RequestLogController, requestChildLogger } from './request-log.js';
+import { API_REQUEST, RequestLogController, deferRequestChildren } from './request-log.js';
 import { registerAppForChecks, startupChecks, type MountedView, type SystemCheck } from './checks/index.js';
 import { isThenable } from './utils/thenable.js';
 
@@ -110,8 +110,6 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Trestle
     logger: options.logger === undefined ? defaultLogger() : options.logger,
     // Request lines that say which request: method, URL (secrets redacted), status, time, user id.
     ...(options.logger === false ? {} : { logController: new RequestLogController() }),
-    // The default logger's per-request child is made only when a line is written (LOG_LEVEL=warn: rarely).
-    ...(options.logger === undefined ? { childLoggerFactory: requestChildLogger } : {}),
     // X-Request-Id is honoured when it looks like an id; the header is checked here, not trusted.
     requestIdHeader: false,
     genReqId: (req) => {
@@ -134,6 +132,8 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Trestle
     // Called for every request before routing: the target in origin form, and the Content-Type hidden from Fastify.
     rewriteUrl: prepareRequest,
   });
+  // The default logger's per-request child is made only when a line is written (LOG_LEVEL=warn: rarely).
+  if (options.logger === undefined) deferRequestChildren(fastify.log);
   watchIdleConnections(fastify.server, milliseconds(settings.IDLE_TIMEOUT));
   fastify.decorateRequest(API_REQUEST, null);
   for (const method of EXTRA_METHODS) {

@@ -107,15 +107,18 @@ function isPinoLike(logger: FastifyBaseLogger): logger is PinoLike {
 export class DeferredChildLogger {
   readonly #parent: PinoLike;
   readonly #bindings: Record<string, unknown>;
+  readonly #makeChild: PinoLike['child'];
   #child: FastifyBaseLogger | null = null;
 
-  constructor(parent: PinoLike, bindings: Record<string, unknown>) {
+  /** `makeChild`: pino's own `child`, called on `parent` when a line is written. */
+  constructor(parent: PinoLike, bindings: Record<string, unknown>, makeChild: PinoLike['child'] = parent.child) {
     this.#parent = parent;
     this.#bindings = bindings;
+    this.#makeChild = makeChild;
   }
 
   #made(): FastifyBaseLogger {
-    return (this.#child ??= this.#parent.child(this.#bindings));
+    return (this.#child ??= this.#makeChild.call(this.#parent, this.#bindings));
   }
 
   #writes(level: string): boolean {
@@ -178,13 +181,31 @@ export class DeferredChildLogger {
 }
 
 /**
- * Fastify's `childLoggerFactory` for the default logger: a deferred child
- * (see `DeferredChildLogger`) while `info` lines are off, pino's own child
- * otherwise (every request writes its `incoming request` line then) and
- * whenever a route sets its own log level or serializers.
+ * Makes the default logger's `child` (which Fastify's own child-logger
+ * factory calls once per request) answer with a deferred child (see
+ * `DeferredChildLogger`) while `info` lines are off, and with pino's own
+ * child otherwise (every request writes its `incoming request` line then)
+ * and whenever a route sets its own log level or serializers. Set on the
+ * logger rather than given as Fastify's `childLoggerFactory`: Fastify checks
+ * the logger a factory of the app's returns on every request (seven method
+ * lookups and two arrays), and only its own factory is exempt. pino's
+ * children inherit from their parent, so theirs defer alike.
  */
-export function requestChildLogger(logger: FastifyBaseLogger, bindings: Record<string, unknown>, options: ChildOptions): FastifyBaseLogger {
-  const plain = options === undefined || Object.keys(options).length === 0;
-  if (plain && isPinoLike(logger) && !logger.isLevelEnabled('info')) return new DeferredChildLogger(logger, bindings) as unknown as FastifyBaseLogger;
-  return logger.child(bindings, options);
+export function deferRequestChildren(logger: FastifyBaseLogger): void {
+  if (!isPinoLike(logger)) return;
+  const pinoChild = logger.child;
+  Object.defineProperty(logger, 'child', {
+    configurable: true,
+    writable: true,
+    value: function child(this: PinoLike, bindings: Record<string, unknown>, options?: ChildOptions): FastifyBaseLogger {
+      if (isEmpty(options) && !this.isLevelEnabled('info')) return new DeferredChildLogger(this, bindings, pinoChild) as unknown as FastifyBaseLogger;
+      return pinoChild.call(this, bindings, options);
+    },
+  });
+}
+
+function isEmpty(options: ChildOptions): boolean {
+  if (options === undefined) return true;
+  for (const _ in options) return false;
+  return true;
 }

@@ -342,6 +342,31 @@ describe('buildAbsoluteUri works the scheme and host out once per request', () =
     res = await get({ host: 'api.example', 'x-forwarded-host': 'evil.example' });
     expect(res.statusCode).toBe(400);
   });
+
+  it('believes the forwarded headers only from a listed proxy (TRUSTED_PROXIES), by the peer of each request', async () => {
+    const forwarded = { host: 'api.example', 'x-forwarded-host': 'proxy.example', 'x-forwarded-proto': 'https' };
+    for (const [proxies, origin] of [
+      [['10.0.0.0/8'], 'http://api.example'],
+      [['127.0.0.1'], 'https://proxy.example'],
+    ] as const) {
+      const one = await createApp({
+        logger: false,
+        settings: {
+          ALLOWED_HOSTS: ['api.example', 'proxy.example'],
+          USE_X_FORWARDED_HOST: true,
+          SECURE_PROXY_SSL_HEADER: ['HTTP_X_FORWARDED_PROTO', 'https'],
+          TRUSTED_PROXIES: [...proxies],
+        },
+        routes: [path('links/sub/', Links)],
+      });
+      try {
+        const res = await one.inject({ url: '/links/sub/?q=1', remoteAddress: '127.0.0.1', headers: { accept: 'application/json', ...forwarded } });
+        expect([res.statusCode, res.headers['content-type'], res.json()]).toEqual([200, 'application/json', expected(origin)]);
+      } finally {
+        await one.close();
+      }
+    }
+  });
 });
 
 describe('the steps of initial() run in order, an overridden initial() as such', () => {
@@ -396,6 +421,36 @@ describe('the steps of initial() run in order, an overridden initial() as such',
   });
 });
 
+describe('the default logger at LOG_LEVEL=warn', () => {
+  it("gives each request a deferred child through Fastify's own factory, with the request id; pino's child at info", async () => {
+    const { DeferredChildLogger } = await import('../../src/request-log.js');
+    const seen: unknown[] = [];
+    class Log extends APIView {
+      override authenticationClasses = [];
+      override permissionClasses = [AllowAny];
+      get(req: ApiRequest) {
+        const log = req.raw.log as unknown as { bindings?: () => Record<string, unknown> };
+        seen.push([log instanceof DeferredChildLogger, log.bindings?.()['reqId']]);
+        return { ok: true };
+      }
+    }
+    const before = process.env['LOG_LEVEL'];
+    process.env['LOG_LEVEL'] = 'warn';
+    try {
+      app = await createApp({ routes: [path('log/', Log)] });
+    } finally {
+      if (before === undefined) delete process.env['LOG_LEVEL'];
+      else process.env['LOG_LEVEL'] = before;
+    }
+    const res = await app.inject({ url: '/log/', headers: { accept: 'application/json' } });
+    expect([res.statusCode, res.headers['content-type'], res.json()]).toEqual([200, 'application/json', { ok: true }]);
+    expect(seen).toEqual([[true, res.headers['x-request-id']]]);
+    // At info every request writes a line: pino's own child (asked here, as Fastify asks, without a request that would print one).
+    app.log.level = 'info';
+    expect(app.log.child({ reqId: 'r' }, {})).not.toBeInstanceOf(DeferredChildLogger);
+  });
+});
+
 describe('the deferred request logger of the default logger', () => {
   async function pinoInto(level: string) {
     const { pino } = await import('pino');
@@ -419,9 +474,10 @@ describe('the deferred request logger of the default logger', () => {
   }
 
   it('writes what pino’s child writes, with the bindings, and follows the app logger’s level', async () => {
-    const { requestChildLogger, DeferredChildLogger } = await import('../../src/request-log.js');
+    const { deferRequestChildren, DeferredChildLogger } = await import('../../src/request-log.js');
     const { logger, lines } = await pinoInto('warn');
-    const log = requestChildLogger(logger, { reqId: 'r1' }, {});
+    deferRequestChildren(logger);
+    const log = logger.child({ reqId: 'r1' }, {});
     expect(log).toBeInstanceOf(DeferredChildLogger);
     expect(log.level).toBe('warn');
     log.info('not written');
@@ -437,8 +493,8 @@ describe('the deferred request logger of the default logger', () => {
       [30, 'r1', undefined, undefined, 'now written'],
     ]);
     // At info, and with a route's own options, pino's child as before.
-    expect(requestChildLogger(logger, { reqId: 'r2' }, {})).not.toBeInstanceOf(DeferredChildLogger);
+    expect(logger.child({ reqId: 'r2' }, {})).not.toBeInstanceOf(DeferredChildLogger);
     logger.level = 'warn';
-    expect(requestChildLogger(logger, { reqId: 'r3' }, { level: 'debug' })).not.toBeInstanceOf(DeferredChildLogger);
+    expect(logger.child({ reqId: 'r3' }, { level: 'debug' })).not.toBeInstanceOf(DeferredChildLogger);
   });
 });
