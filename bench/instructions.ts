@@ -1,6 +1,6 @@
 /**
  * `npm run bench:instructions -- [--server trestle|fastify|node] [--path /w1/items/?page=2]
- *   [--catalogue] [--body JSON] [--mix] [--warm 10000] [--window 4000] [--windows 3]`
+ *   [--catalogue] [--body JSON] [--mix] [--warm 10000] [--window 4000] [--windows 3] [--functions N]`
  *
  * One bundled server under `valgrind --tool=callgrind`, counting the
  * instructions the whole process (every thread) runs per request, over
@@ -12,13 +12,14 @@
  * counted); `npm run bench` stays the measure. SQLite only.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { ensureSqliteDataset } from './lib/dataset.js';
 import { ensureCatalogueSqlite } from './lib/catalogue-dataset.js';
 import { bundleServers } from './lib/bundle.js';
+import { parsePerfMap, selfCostByFunction } from './lib/callgrind.js';
 import { commandLine } from './lib/command-line.js';
 import { freePort } from './lib/server-process.js';
 import { AUTH_HEADERS, W8_BOOK } from './lib/workloads.js';
@@ -39,6 +40,9 @@ Options:
                   differs from the next ones was counted before V8 had optimized the path)
   --window N      requests per counted window (default 4000)
   --windows K     windows (default 3)
+  --functions N   also list the N functions with the most instructions of their own per
+                  request in the last window, JavaScript named through node's --perf-basic-prof
+                  map (valgrind then records each instruction's address: slower)
   -h, --help      this text
 `;
 
@@ -51,13 +55,14 @@ const { values, refuse } = commandLine(HELP, {
   warm: { type: 'string', default: '10000' },
   window: { type: 'string', default: '4000' },
   windows: { type: 'string', default: '3' },
+  functions: { type: 'string', default: '0' },
   help: { type: 'boolean', short: 'h', default: false },
 });
 const kind = values.server as 'trestle' | 'fastify' | 'node';
 if (!['trestle', 'fastify', 'node'].includes(kind)) refuse(`--server must be trestle, fastify or node, not "${kind}".`);
-const [warm, windowSize, windows] = [values.warm, values.window, values.windows].map(Number) as [number, number, number];
-if (![warm, windowSize, windows].every((n) => Number.isInteger(n) && n >= 0) || windowSize < 1 || windows < 1) {
-  refuse('--warm, --window and --windows must be whole numbers (--window and --windows at least 1).');
+const [warm, windowSize, windows, functions] = [values.warm, values.window, values.windows, values.functions].map(Number) as [number, number, number, number];
+if (![warm, windowSize, windows, functions].every((n) => Number.isInteger(n) && n >= 0) || windowSize < 1 || windows < 1) {
+  refuse('--warm, --window, --windows and --functions must be whole numbers (--window and --windows at least 1).');
 }
 if (values.mix && !values.catalogue) refuse('--mix needs --catalogue (it serves the catalogue\'s endpoints).');
 if (values.catalogue && kind === 'node') refuse('--catalogue has a trestle and a fastify server only.');
@@ -76,7 +81,8 @@ async function main(): Promise<void> {
   copyFileSync(source, database);
   const port = await freePort();
   const out = join(dir, 'callgrind.out');
-  const server = spawn('valgrind', ['--tool=callgrind', `--callgrind-out-file=${out}`, process.execPath, bundle], {
+  const byFunction = functions > 0 ? { valgrind: ['--dump-instr=yes', '--dump-line=no'], node: ['--perf-basic-prof'] } : { valgrind: [], node: [] };
+  const server = spawn('valgrind', ['--tool=callgrind', ...byFunction.valgrind, `--callgrind-out-file=${out}`, process.execPath, ...byFunction.node, bundle], {
     env: { ...process.env, BENCH_DATABASE: database, BENCH_PORT: String(port), NODE_ENV: 'production', ...(values.catalogue ? { LOG_LEVEL: 'warn' } : {}) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -115,6 +121,8 @@ async function main(): Promise<void> {
     log(`warm-up: ${warm} × ${values.path}`);
     if (warm > 0) await load(values.path!, warm, values.body);
     const counts: number[] = [];
+    let last = '';
+    let lastTotal = 1;
     for (let w = 0; w < windows; w++) {
       control('-z');
       const { total, non2xx } = await load(values.path!, windowSize, values.body);
@@ -126,6 +134,8 @@ async function main(): Promise<void> {
       const m = text === undefined ? null : /^(?:summary|totals):\s+(\d+)/m.exec(text);
       if (m === null) throw new Error(`callgrind wrote no counts for ${tag}.`);
       counts.push(Number(m[1]) / Math.max(1, total));
+      last = text!;
+      lastTotal = Math.max(1, total);
       log(`window ${w + 1}/${windows}: ${(counts.at(-1)! / 1000).toFixed(1)}k instructions per request`);
     }
     const sorted = [...counts].sort((a, b) => a - b);
@@ -133,6 +143,14 @@ async function main(): Promise<void> {
       `${kind} ${values.path}: ${counts.map((c) => `${(c / 1000).toFixed(1)}k`).join(', ')} instructions per request ` +
         `(median ${(sorted[Math.floor(sorted.length / 2)]! / 1000).toFixed(1)}k; windows of ${windowSize} after ${warm} of warm-up${values.mix ? ' and the mix' : ''})\n`,
     );
+    if (functions > 0) {
+      const mapFile = `/tmp/perf-${server.pid}.map`;
+      const ranges = parsePerfMap(existsSync(mapFile) ? readFileSync(mapFile, 'utf8') : '');
+      process.stdout.write(`\nthe last window's instructions of their own per request, by function:\n`);
+      const rows = [...selfCostByFunction(last, ranges)].sort((a, b) => b[1] - a[1]).slice(0, functions);
+      for (const [name, cost] of rows) process.stdout.write(`${Math.round(cost / lastTotal).toString().padStart(8)}  ${name.replace(/file:\/\/\S*\/build\/|\S*\/node_modules\//g, '')}\n`);
+      rmSync(mapFile, { force: true });
+    }
   } finally {
     server.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });

@@ -15,12 +15,14 @@ describe('npm run bench:instructions options', () => {
     expect(code).toBe(0);
     expect(stdout).toMatch(/^Usage: npm run bench:instructions -- \[options\]/);
     expect(stdout).toContain('--windows K');
+    expect(stdout).toContain('--functions N');
     expect(stderr).toBe('');
   });
 
   it.each([
     [['--server', 'nginx'], /^--server must be trestle, fastify or node, not "nginx"\./],
-    [['--window', '0'], /^--warm, --window and --windows must be whole numbers \(--window and --windows at least 1\)\./],
+    [['--window', '0'], /^--warm, --window, --windows and --functions must be whole numbers \(--window and --windows at least 1\)\./],
+    [['--functions', 'many'], /^--warm, --window, --windows and --functions must be whole numbers/],
     [['--mix'], /^--mix needs --catalogue/],
     [['--catalogue', '--server', 'node'], /^--catalogue has a trestle and a fastify server only\./],
     [['--bogus'], /^Unknown option '--bogus'/],

@@ -1,0 +1,117 @@
+/**
+ * Instructions per function from a callgrind dump taken with
+ * `--dump-instr=yes --dump-line=no`, the code V8 compiled named through
+ * the `/tmp/perf-<pid>.map` that `node --perf-basic-prof` writes (callgrind
+ * knows only native symbols; JavaScript shows there as bare addresses).
+ * Self cost only: a function's own instructions, not those of what it calls.
+ */
+
+interface CodeRange {
+  start: number;
+  end: number;
+  name: string;
+}
+
+/**
+ * The code ranges of a perf map (`<start hex> <size hex> <name>` per line),
+ * sorted by start. V8 reuses the space of code it has freed, so an address
+ * can be listed more than once: the line written last names the code there
+ * now (a range it overlaps is cut back, or dropped; what only an older line
+ * still covers past several newer ones is left unnamed, not misnamed).
+ */
+export function parsePerfMap(text: string): CodeRange[] {
+  const written: CodeRange[] = [];
+  for (const line of text.split('\n')) {
+    const first = line.indexOf(' ');
+    const second = line.indexOf(' ', first + 1);
+    if (first <= 0 || second <= first) continue;
+    const start = Number.parseInt(line.slice(0, first), 16);
+    const size = Number.parseInt(line.slice(first + 1, second), 16);
+    if (Number.isFinite(start) && Number.isFinite(size) && size > 0) written.push({ start, end: start + size, name: line.slice(second + 1) });
+  }
+  // By start, the line written later first; then one sweep cuts each overlap in favour of the later line.
+  const order = written.map((r, i) => ({ ...r, line: i })).sort((a, b) => a.start - b.start || b.line - a.line);
+  const kept: (CodeRange & { line: number })[] = [];
+  for (const next of order) {
+    const current = kept.at(-1);
+    if (current !== undefined && next.start < current.end) {
+      if (next.line < current.line) {
+        // `next` is older: only what lies past the newer range is still its code.
+        if (next.end <= current.end) continue;
+        next.start = current.end;
+      } else current.end = next.start;
+      if (current.end <= current.start) kept.pop();
+    }
+    kept.push(next);
+  }
+  return kept.map(({ start, end, name }) => ({ start, end, name }));
+}
+
+function rangeAt(ranges: readonly CodeRange[], address: number): CodeRange | null {
+  let lo = 0;
+  let hi = ranges.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const r = ranges[mid]!;
+    if (address < r.start) hi = mid - 1;
+    else if (address >= r.end) lo = mid + 1;
+    else return r;
+  }
+  return null;
+}
+
+/**
+ * Self instructions by function: native functions by symbol and object
+ * file, JavaScript by the perf map's name (`JS:*name file:line`, the `*`
+ * marking optimized code), anything unnamed as `???`.
+ */
+export function selfCostByFunction(dump: string, ranges: readonly CodeRange[]): Map<string, number> {
+  const names = new Map<string, string>();
+  // `fn=(12) name` names id 12; later `fn=(12)` refers to it.
+  const resolve = (token: string): string => {
+    const m = /^\((\d+)\)(?: (.*))?$/.exec(token);
+    if (m === null) return token;
+    if (m[2] !== undefined) names.set(m[1]!, m[2]);
+    return names.get(m[1]!) ?? token;
+  };
+  const objects = new Map<string, string>();
+  const resolveObject = (token: string): string => {
+    const m = /^\((\d+)\)(?: (.*))?$/.exec(token);
+    if (m === null) return token;
+    if (m[2] !== undefined) objects.set(m[1]!, m[2]);
+    return objects.get(m[1]!) ?? token;
+  };
+  const out = new Map<string, number>();
+  let fn = '';
+  let object = '';
+  let address = 0;
+  let callLine = false;
+  for (const line of dump.split('\n')) {
+    if (line.length === 0) continue;
+    if (line.startsWith('fn=')) fn = resolve(line.slice(3));
+    else if (line.startsWith('ob=')) object = resolveObject(line.slice(3));
+    else if (line.startsWith('cfn=')) resolve(line.slice(4));
+    else if (line.startsWith('cob=')) resolveObject(line.slice(4));
+    else if (line.startsWith('calls=')) callLine = true;
+    else if (/^[0-9+*-]/.test(line)) {
+      const space = line.indexOf(' ');
+      const position = space === -1 ? line : line.slice(0, space);
+      if (position.startsWith('0x')) address = Number.parseInt(position, 16);
+      else if (position[0] === '+' || position[0] === '-') {
+        const step = position.startsWith('0x', 1) ? Number.parseInt(position.slice(1), 16) : Number(position.slice(1));
+        address += position[0] === '+' ? step : -step;
+      } else if (position !== '*') address = Number(position);
+      // The line after `calls=` is the call's inclusive cost, not the caller's own.
+      if (callLine) {
+        callLine = false;
+        continue;
+      }
+      const cost = space === -1 ? 0 : Number(line.slice(space + 1).split(' ')[0]);
+      let key: string;
+      if (fn.startsWith('0x') || object === '???') key = rangeAt(ranges, address)?.name ?? `??? ${fn}`;
+      else key = `${fn} [${object.slice(object.lastIndexOf('/') + 1)}]`;
+      out.set(key, (out.get(key) ?? 0) + cost);
+    }
+  }
+  return out;
+}
