@@ -66,21 +66,8 @@ function rangeAt(ranges: readonly CodeRange[], address: number): CodeRange | nul
  * marking optimized code), anything unnamed as `???`.
  */
 export function selfCostByFunction(dump: string, ranges: readonly CodeRange[]): Map<string, number> {
-  const names = new Map<string, string>();
-  // `fn=(12) name` names id 12; later `fn=(12)` refers to it.
-  const resolve = (token: string): string => {
-    const m = /^\((\d+)\)(?: (.*))?$/.exec(token);
-    if (m === null) return token;
-    if (m[2] !== undefined) names.set(m[1]!, m[2]);
-    return names.get(m[1]!) ?? token;
-  };
-  const objects = new Map<string, string>();
-  const resolveObject = (token: string): string => {
-    const m = /^\((\d+)\)(?: (.*))?$/.exec(token);
-    if (m === null) return token;
-    if (m[2] !== undefined) objects.set(m[1]!, m[2]);
-    return objects.get(m[1]!) ?? token;
-  };
+  const resolve = compressedNames();
+  const resolveObject = compressedNames();
   const out = new Map<string, number>();
   let fn = '';
   let object = '';
@@ -114,4 +101,15 @@ export function selfCostByFunction(dump: string, ranges: readonly CodeRange[]): 
     }
   }
   return out;
+}
+
+/** A resolver of callgrind's name compression: `(12) name` names id 12, a later `(12)` refers to it. */
+function compressedNames(): (token: string) => string {
+  const names = new Map<string, string>();
+  return (token) => {
+    const m = /^\((\d+)\)(?: (.*))?$/.exec(token);
+    if (m === null) return token;
+    if (m[2] !== undefined) names.set(m[1]!, m[2]);
+    return names.get(m[1]!) ?? token;
+  };
 }
