@@ -21,38 +21,15 @@ function splitWords(header: string): string[] {
 
 /** Python's `a.lower() == b.lower()` on bytes: equal ignoring the case of ASCII letters only. */
 function asciiEqualIgnoringCase(a: string, b: string): boolean {
-  return a.length === b.length && asciiEqualIgnoringCaseAt(a, 0, b);
-}
-
-/** Whether `a` holds `b` at `offset`, ignoring the case of ASCII letters only. */
-function asciiEqualIgnoringCaseAt(a: string, offset: number, b: string): boolean {
-  if (offset + b.length > a.length) return false;
-  for (let i = 0; i < b.length; i++) {
-    let x = a.charCodeAt(offset + i);
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    let x = a.charCodeAt(i);
     let y = b.charCodeAt(i);
     if (x >= 0x41 && x <= 0x5a) x += 0x20;
     if (y >= 0x41 && y <= 0x5a) y += 0x20;
     if (x !== y) return false;
   }
   return true;
-}
-
-/** Python's `bytes.split()` whitespace: space, \t, \n, \v, \f, \r. */
-function isSplitSpace(c: number): boolean {
-  return c === 0x20 || (c >= 0x09 && c <= 0x0d);
-}
-
-/**
- * Whether the header's first word (as `splitWords` finds it) is `keyword`,
- * ignoring ASCII case: checked in place, so a scheme whose keyword the header
- * does not name (Basic before Token in the default list) splits nothing.
- */
-function firstWordIs(header: string, keyword: string): boolean {
-  let i = 0;
-  while (i < header.length && isSplitSpace(header.charCodeAt(i))) i++;
-  if (!asciiEqualIgnoringCaseAt(header, i, keyword)) return false;
-  const end = i + keyword.length;
-  return end === header.length || isSplitSpace(header.charCodeAt(end));
 }
 
 /** The two messages every `Authorization: <keyword> <credentials>` scheme raises. */
@@ -69,7 +46,7 @@ export interface AuthorizationMessages {
  */
 export function authorizationCredentials(req: ApiRequest, keyword: string, messages: AuthorizationMessages): string | null {
   const header = req.headers.authorization;
-  if (typeof header !== 'string' || !firstWordIs(header, keyword)) return null;
+  if (typeof header !== 'string') return null;
   const auth = splitWords(header);
   if (auth.length === 0 || !asciiEqualIgnoringCase(auth[0]!, keyword)) return null;
   if (auth.length === 1) throw new AuthenticationFailed(messages.noCredentialsMessage);
