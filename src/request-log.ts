@@ -110,8 +110,8 @@ export class DeferredChildLogger {
   readonly #makeChild: PinoLike['child'];
   #child: FastifyBaseLogger | null = null;
 
-  /** `makeChild`: pino's own `child`, called on `parent` when a line is written. */
-  constructor(parent: PinoLike, bindings: Record<string, unknown>, makeChild: PinoLike['child'] = parent.child) {
+  /** `makeChild`: pino's own `child` (not the deferring one on the logger), called on `parent` when a line is written. */
+  constructor(parent: PinoLike, bindings: Record<string, unknown>, makeChild: PinoLike['child']) {
     this.#parent = parent;
     this.#bindings = bindings;
     this.#makeChild = makeChild;
