@@ -1,6 +1,7 @@
 /**
  * `npm run bench:instructions -- [--server trestle|fastify|node] [--path /w1/items/?page=2]
- *   [--catalogue] [--body JSON] [--mix] [--warm 10000] [--window 4000] [--windows 3] [--functions N]`
+ *   [--catalogue] [--body JSON] [--mix] [--warm 10000] [--window 4000] [--windows 3] [--functions N]
+ *   [--callers NAME]`
  *
  * One bundled server under `valgrind --tool=callgrind`, counting the
  * instructions the whole process (every thread) runs per request, over
@@ -19,7 +20,7 @@ import autocannon from 'autocannon';
 import { ensureSqliteDataset } from './lib/dataset.js';
 import { ensureCatalogueSqlite } from './lib/catalogue-dataset.js';
 import { bundleServers } from './lib/bundle.js';
-import { parsePerfMap, selfCostByFunction } from './lib/callgrind.js';
+import { callersOf, parsePerfMap, selfCostByFunction } from './lib/callgrind.js';
 import { commandLine } from './lib/command-line.js';
 import { freePort } from './lib/server-process.js';
 import { AUTH_HEADERS, W8_BOOK } from './lib/workloads.js';
@@ -43,6 +44,10 @@ Options:
   --functions N   also list the N functions with the most instructions of their own per
                   request in the last window, JavaScript named through node's --perf-basic-prof
                   map (valgrind then records each instruction's address: slower)
+  --callers NAME  also list who calls the functions whose name contains NAME in the last
+                  window and what the calls cost per request, callee included (e.g.
+                  KeyedStoreIC_Megamorphic: whose property stores miss their inline caches);
+                  NAME,NAME2,… lists each apart
   -h, --help      this text
 `;
 
@@ -56,6 +61,7 @@ const { values, refuse } = commandLine(HELP, {
   window: { type: 'string', default: '4000' },
   windows: { type: 'string', default: '3' },
   functions: { type: 'string', default: '0' },
+  callers: { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
 });
 const kind = values.server as 'trestle' | 'fastify' | 'node';
@@ -81,7 +87,8 @@ async function main(): Promise<void> {
   copyFileSync(source, database);
   const port = await freePort();
   const out = join(dir, 'callgrind.out');
-  const byFunction = functions > 0 ? { valgrind: ['--dump-instr=yes', '--dump-line=no'], node: ['--perf-basic-prof'] } : { valgrind: [], node: [] };
+  const named = functions > 0 || values.callers !== undefined;
+  const byFunction = named ? { valgrind: ['--dump-instr=yes', '--dump-line=no'], node: ['--perf-basic-prof'] } : { valgrind: [], node: [] };
   const server = spawn('valgrind', ['--tool=callgrind', ...byFunction.valgrind, `--callgrind-out-file=${out}`, process.execPath, ...byFunction.node, bundle], {
     env: { ...process.env, BENCH_DATABASE: database, BENCH_PORT: String(port), NODE_ENV: 'production', ...(values.catalogue ? { LOG_LEVEL: 'warn' } : {}) },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -143,12 +150,20 @@ async function main(): Promise<void> {
       `${kind} ${values.path}: ${counts.map((c) => `${(c / 1000).toFixed(1)}k`).join(', ')} instructions per request ` +
         `(median ${(sorted[Math.floor(sorted.length / 2)]! / 1000).toFixed(1)}k; windows of ${windowSize} after ${warm} of warm-up${values.mix ? ' and the mix' : ''})\n`,
     );
-    if (functions > 0) {
+    if (named) {
       const mapFile = `/tmp/perf-${server.pid}.map`;
       const ranges = parsePerfMap(existsSync(mapFile) ? readFileSync(mapFile, 'utf8') : '');
-      process.stdout.write(`\nthe last window's instructions of their own per request, by function:\n`);
-      const rows = [...selfCostByFunction(last, ranges)].sort((a, b) => b[1] - a[1]).slice(0, functions);
-      for (const [name, cost] of rows) process.stdout.write(`${Math.round(cost / lastTotal).toString().padStart(8)}  ${name.replace(/file:\/\/\S*\/build\/|\S*\/node_modules\//g, '')}\n`);
+      const print = (rows: [string, number][]) => {
+        for (const [name, cost] of rows) process.stdout.write(`${Math.round(cost / lastTotal).toString().padStart(8)}  ${name.replace(/file:\/\/\S*\/build\/|\S*\/node_modules\//g, '')}\n`);
+      };
+      if (functions > 0) {
+        process.stdout.write(`\nthe last window's instructions of their own per request, by function:\n`);
+        print([...selfCostByFunction(last, ranges)].sort((a, b) => b[1] - a[1]).slice(0, functions));
+      }
+      for (const pattern of values.callers?.split(',') ?? []) {
+        process.stdout.write(`\nthe last window's calls to functions named *${pattern}* per request (callee included), by caller:\n`);
+        print([...callersOf(last, ranges, [pattern])].sort((a, b) => b[1] - a[1]).slice(0, functions > 0 ? functions : 30));
+      }
       rmSync(mapFile, { force: true });
     }
   } finally {

@@ -3,7 +3,7 @@
  * `--dump-instr=yes --dump-line=no`, the code V8 compiled named through
  * the `/tmp/perf-<pid>.map` that `node --perf-basic-prof` writes (callgrind
  * knows only native symbols; JavaScript shows there as bare addresses).
- * Self cost only: a function's own instructions, not those of what it calls.
+ * A function's own instructions, and who calls a function at what cost.
  */
 
 interface CodeRange {
@@ -60,25 +60,35 @@ function rangeAt(ranges: readonly CodeRange[], address: number): CodeRange | nul
   return null;
 }
 
-/**
- * Self instructions by function: native functions by symbol and object
- * file, JavaScript by the perf map's name (`JS:*name file:line`, the `*`
- * marking optimized code), anything unnamed as `???`.
- */
-export function selfCostByFunction(dump: string, ranges: readonly CodeRange[]): Map<string, number> {
+/** Self and call costs of a dump, each named as `selfCostByFunction` names functions. */
+interface DumpCosts {
+  /** Each function's own instructions. */
+  self: Map<string, number>;
+  /** Per callee, the instructions of its calls (callee included) by calling function. */
+  calls: Map<string, Map<string, number>>;
+}
+
+function dumpCosts(dump: string, ranges: readonly CodeRange[]): DumpCosts {
   const resolve = compressedNames();
   const resolveObject = compressedNames();
-  const out = new Map<string, number>();
+  const self = new Map<string, number>();
+  const calls = new Map<string, Map<string, number>>();
+  const named = (fn: string, object: string, address: number) =>
+    fn.startsWith('0x') || object === '???' ? rangeAt(ranges, address)?.name ?? `??? ${fn}` : `${fn} [${object.slice(object.lastIndexOf('/') + 1)}]`;
   let fn = '';
   let object = '';
+  let callee = '';
+  let calleeObject = '';
   let address = 0;
   let callLine = false;
   for (const line of dump.split('\n')) {
     if (line.length === 0) continue;
-    if (line.startsWith('fn=')) fn = resolve(line.slice(3));
-    else if (line.startsWith('ob=')) object = resolveObject(line.slice(3));
-    else if (line.startsWith('cfn=')) resolve(line.slice(4));
-    else if (line.startsWith('cob=')) resolveObject(line.slice(4));
+    if (line.startsWith('fn=')) {
+      fn = resolve(line.slice(3));
+      calleeObject = object;
+    } else if (line.startsWith('ob=')) calleeObject = object = resolveObject(line.slice(3));
+    else if (line.startsWith('cfn=')) callee = resolve(line.slice(4));
+    else if (line.startsWith('cob=')) calleeObject = resolveObject(line.slice(4));
     else if (line.startsWith('calls=')) callLine = true;
     else if (/^[0-9+*-]/.test(line)) {
       const space = line.indexOf(' ');
@@ -88,17 +98,47 @@ export function selfCostByFunction(dump: string, ranges: readonly CodeRange[]): 
         const step = position.startsWith('0x', 1) ? Number.parseInt(position.slice(1), 16) : Number(position.slice(1));
         address += position[0] === '+' ? step : -step;
       } else if (position !== '*') address = Number(position);
-      // The line after `calls=` is the call's inclusive cost, not the caller's own.
+      const cost = space === -1 ? 0 : Number(line.slice(space + 1).split(' ')[0]);
+      const key = named(fn, object, address);
       if (callLine) {
+        // The line after `calls=` is the call's inclusive cost, not the caller's own. A callee
+        // in compiled JavaScript is named by its entry address (callgrind's name for it).
         callLine = false;
+        const target = named(callee, callee.startsWith('0x') ? '???' : calleeObject, Number.parseInt(callee, 16));
+        let byCaller = calls.get(target);
+        if (byCaller === undefined) calls.set(target, (byCaller = new Map()));
+        byCaller.set(key, (byCaller.get(key) ?? 0) + cost);
+        calleeObject = object;
         continue;
       }
-      const cost = space === -1 ? 0 : Number(line.slice(space + 1).split(' ')[0]);
-      let key: string;
-      if (fn.startsWith('0x') || object === '???') key = rangeAt(ranges, address)?.name ?? `??? ${fn}`;
-      else key = `${fn} [${object.slice(object.lastIndexOf('/') + 1)}]`;
-      out.set(key, (out.get(key) ?? 0) + cost);
+      self.set(key, (self.get(key) ?? 0) + cost);
     }
+  }
+  return { self, calls };
+}
+
+/**
+ * Self instructions by function: native functions by symbol and object
+ * file, JavaScript by the perf map's name (`JS:*name file:line`, the `*`
+ * marking optimized code), anything unnamed as `???`.
+ */
+export function selfCostByFunction(dump: string, ranges: readonly CodeRange[]): Map<string, number> {
+  return dumpCosts(dump, ranges).self;
+}
+
+/**
+ * Who calls the functions whose name contains one of `patterns`, and what those
+ * calls cost them (the callee's instructions and what it calls in turn):
+ * for a V8 builtin such as `KeyedStoreIC_Megamorphic`, the JavaScript whose
+ * property accesses miss their inline caches.
+ */
+export function callersOf(dump: string, ranges: readonly CodeRange[], patterns: readonly string[]): Map<string, number> {
+  const out = new Map<string, number>();
+  const matches = (name: string) => patterns.some((p) => name.includes(p));
+  for (const [callee, byCaller] of dumpCosts(dump, ranges).calls) {
+    if (!matches(callee)) continue;
+    // A matching caller's calls are already inside its own caller's.
+    for (const [caller, cost] of byCaller) if (!matches(caller)) out.set(caller, (out.get(caller) ?? 0) + cost);
   }
   return out;
 }
