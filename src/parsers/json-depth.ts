@@ -5,6 +5,9 @@
  * nothing downstream (validation, rendering) recurses past the limit.
  */
 export function jsonDepthExceeds(text: string, limit: number): boolean {
+  // Nesting never passes the number of `{` and `[` in the text: a body with
+  // no more of them than the limit (nearly every one) needs no scan by hand.
+  if (bracketsAtMost(text, limit)) return false;
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
@@ -18,4 +21,12 @@ export function jsonDepthExceeds(text: string, limit: number): boolean {
     } else if (c === 0x7d || c === 0x5d) depth--;
   }
   return false;
+}
+
+/** True when `text` holds at most `limit` opening brackets (`{` and `[`, in strings too), counted by native searches. */
+function bracketsAtMost(text: string, limit: number): boolean {
+  let count = 0;
+  for (let i = text.indexOf('{'); i !== -1; i = text.indexOf('{', i + 1)) if (++count > limit) return false;
+  for (let i = text.indexOf('['); i !== -1; i = text.indexOf('[', i + 1)) if (++count > limit) return false;
+  return true;
 }

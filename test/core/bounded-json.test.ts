@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APIView, AllowAny, ApiRequest, createApp, path, type TrestleApp } from '../../src/index.js';
+import { jsonDepthExceeds } from '../../src/parsers/json-depth.js';
 
 class Echo extends APIView {
   override authenticationClasses = [];
@@ -52,6 +53,39 @@ describe('JSON nesting is bounded', () => {
     const res = await post(small, text);
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ echo: JSON.parse(text) });
+  });
+});
+
+/** The nesting of a JSON text by the definition: brackets outside strings. */
+function deepest(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{' || c === '[') max = Math.max(max, ++depth);
+    else if (c === '}' || c === ']') depth--;
+  }
+  return max;
+}
+
+describe('the nesting check', () => {
+  it('answers as the full scan does, whether the brackets are few (counted) or many (scanned)', () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 6 }), fc.integer({ min: 0, max: 8 }), (value, limit) => {
+        const text = JSON.stringify(value);
+        expect(jsonDepthExceeds(text, limit)).toBe(deepest(text) > limit);
+      }),
+      { numRuns: 500 },
+    );
+    // Many brackets in strings, few nested: not too deep; the same brackets unquoted are.
+    expect(jsonDepthExceeds(JSON.stringify({ s: '['.repeat(50) }), 3)).toBe(false);
+    expect(jsonDepthExceeds('['.repeat(4) + ']'.repeat(4), 3)).toBe(true);
+    expect(jsonDepthExceeds('['.repeat(3) + ']'.repeat(3), 3)).toBe(false);
   });
 });
 
