@@ -87,6 +87,13 @@ export class RouteRegistry {
   }
 
   private matchers: RegExp[] | null = null;
+  /**
+   * Per route: the path itself when its pattern has no parameter (compared,
+   * not matched), else `null`; and the text before its first parameter, which
+   * a path must start with before the pattern is run.
+   */
+  private literals: (string | null)[] = [];
+  private prefixes: string[] = [];
 
   /**
    * The route a decoded path (leading `/`) names and its converted
@@ -94,9 +101,16 @@ export class RouteRegistry {
    * hyperlinks back (not on the routing hot path).
    */
   resolve(path: string): { route: CompiledRoute; params: Record<string, unknown> } | null {
-    this.matchers ??= this.compileMatchers();
+    const matchers = (this.matchers ??= this.compileMatchers());
+    const { literals, prefixes } = this;
     for (let i = 0; i < this.routes.length; i++) {
-      const m = this.matchers[i]!.exec(path);
+      const literal = literals[i];
+      if (literal !== null) {
+        if (path === literal) return { route: this.routes[i]!, params: {} };
+        continue;
+      }
+      if (!path.startsWith(prefixes[i]!)) continue;
+      const m = matchers[i]!.exec(path);
       if (!m) continue;
       const route = this.routes[i]!;
       const params: Record<string, unknown> = {};
@@ -116,6 +130,21 @@ export class RouteRegistry {
   }
 
   private compileMatchers(): RegExp[] {
+    this.prefixes = [];
+    this.literals = [];
+    for (const route of this.routes) {
+      let prefix = '/';
+      let literal = true;
+      for (const part of route.parts) {
+        if (part.kind !== 'text') {
+          literal = false;
+          break;
+        }
+        prefix += part.text;
+      }
+      this.prefixes.push(prefix);
+      this.literals.push(literal ? prefix : null);
+    }
     return this.routes.map((route) => {
       let source = '^/';
       for (const part of route.parts) {
