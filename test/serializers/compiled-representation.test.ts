@@ -475,4 +475,19 @@ describe('the path of a hyperlink read back', () => {
     expect(plainUrlPath('https://api.example.com:8443/api/authors/7/?format=json')).toBe('/api/authors/7/');
     expect(plainUrlPath('http://localhost')).toBe('/');
   });
+
+  it('is the same read through the request’s own origin, whatever the origin', () => {
+    const origin = fc.tuple(fc.constantFrom('http://', 'https://', 'HTTP://'), hostPart, portPart).map((parts) => parts.join(''));
+    let throughOrigin = 0;
+    fc.assert(
+      fc.property(origin, fc.oneof(anyUrl, plausibleUrl), pathPart, queryPart, (own, other, path, query) => {
+        for (const value of [own + path + query, other]) {
+          if (value.startsWith(`${own}/`) && plainUrlPath(own) !== null) throughOrigin++;
+          expect(plainUrlPath(value, own), `${value} from ${own}`).toBe(plainUrlPath(value));
+        }
+      }),
+      { numRuns: 10_000 },
+    );
+    expect(throughOrigin).toBeGreaterThan(500);
+  });
 });
