@@ -173,12 +173,20 @@ export class Model<Name extends string = string, F extends FieldMap = FieldMap, 
    */
   insertValues(values: InsertOf<F>): Insertable<TableOf<F>> {
     // Object.assign, not a spread: a column added to a spread copy is a slow store in V8 (see response.ts).
-    const out: Record<string, unknown> = Object.assign({}, values as Record<string, unknown>);
+    return this.fillInsertValues(Object.assign({}, values as Record<string, unknown>)) as Insertable<TableOf<F>>;
+  }
+
+  /**
+   * `insertValues` on an object of the caller's own, filled where it is (no
+   * copy): a model serializer's values, made for the one insert.
+   * @internal
+   */
+  fillInsertValues(out: Record<string, unknown>): Record<string, unknown> {
     for (const [column, fallback] of (this.insertFills ??= this.findInsertFills())) {
       if (out[column] !== undefined) continue;
       out[column] = fallback === null ? isoTime() : fallback();
     }
-    return out as Insertable<TableOf<F>>;
+    return out;
   }
 
   /** The columns `insertValues` fills when omitted, in field order, each with its callable default (`null`: now, for `autoNow`/`autoNowAdd`); found once. */

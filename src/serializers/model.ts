@@ -199,10 +199,11 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   createNow(db: Kysely<any>, data: Record<string, unknown>, _ctx: SaveContext = { request: null }): Saved<M> | Promise<Saved<M>> {
     this.refuseNestedWrites('create', data);
-    const values = this.model.insertValues(this.columnValues(data) as never) as Record<string, unknown>;
+    // columnValues' object is this insert's own: the model's fills go into it, no copy.
+    const values = this.model.fillInsertValues(this.columnValues(data));
     // Django's save() gives an omitted string field with no default its empty string (Field.get_default()).
     for (const name of (this.emptyStringFields ??= this.findEmptyStringFields())) if (values[name] === undefined) values[name] = '';
-    // `values` is insertValues' own copy: its booleans and dates are made storable where they are.
+    // Its booleans and dates are made storable where they are.
     for (const k in values) {
       const v = values[k];
       if (typeof v === 'boolean' || v instanceof Date) values[k] = storableValue(v);
@@ -897,9 +898,18 @@ interface InsertShape {
   readonly query: CompiledQuery['query'];
 }
 
-/** Per executor: insert shapes by table, columns and each value's kind; `null` when the insert is built each time. */
-const insertShapes = new WeakMap<QueryExecutor, Map<string, InsertShape | null>>();
-const MAX_INSERT_SHAPES = 500;
+/** The columns given and each value's kind, in order; `shape` is `null` when such an insert is built each time. */
+interface KnownInsert {
+  readonly columns: readonly string[];
+  readonly kinds: readonly ValueKind[];
+  readonly shape: InsertShape | null;
+}
+
+type ValueKind = 'string' | 'number' | 'bigint' | 'null';
+
+/** Per executor and table: the inserts seen, compared column by column (no key string to build and hash per insert). */
+const insertShapes = new WeakMap<QueryExecutor, Map<string, KnownInsert[]>>();
+const MAX_INSERT_SHAPES = 64;
 
 /**
  * `db.insertInto(table).values(values).returning(<the model's columns>).executeTakeFirstOrThrow()`,
@@ -913,40 +923,49 @@ const MAX_INSERT_SHAPES = 500;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 function insertReturning(db: Kysely<any>, table: string, values: Record<string, unknown>, columns: readonly string[]): Record<string, unknown> | Promise<Record<string, unknown>> {
   const executor = db.getExecutor();
-  let key: string | null = table;
+  let given: string[] | null = [];
+  const kinds: ValueKind[] = [];
   const parameters: unknown[] = [];
   for (const column in values) {
     const value = values[column];
     if (value === undefined) continue;
     const kind = value === null ? 'null' : typeof value;
     if (kind !== 'string' && kind !== 'number' && kind !== 'bigint' && kind !== 'null') {
-      key = null;
+      given = null;
       break;
     }
-    key += `\u0000${column}\u0001${kind}`;
+    given.push(column);
+    kinds.push(kind);
     parameters.push(value);
   }
-  const shapes = insertShapes.get(executor);
-  const known = key === null || shapes === undefined ? undefined : shapes.get(key);
+  const seen = given === null ? undefined : insertShapes.get(executor)?.get(table);
+  const known = seen === undefined ? undefined : seen.find((k) => sameItems(k.columns, given!) && sameItems(k.kinds, kinds));
   let compiled: CompiledQuery;
-  if (known) {
+  if (known?.shape) {
     // At once where the driver answers at once (SQLite outside a transaction: see `readNow`); no query id needed there.
-    const rows = readNow(executor, { sql: known.sql, parameters });
-    if (rows !== undefined) return firstRow(rows, known.query);
-    compiled = { sql: known.sql, query: known.query, parameters, queryId: createQueryId() };
+    const rows = readNow(executor, { sql: known.shape.sql, parameters });
+    if (rows !== undefined) return firstRow(rows, known.shape.query);
+    compiled = { sql: known.shape.sql, query: known.shape.query, parameters, queryId: createQueryId() };
   } else {
     compiled = db.insertInto(table).values(values).returning(columns as never).compile();
-    if (key !== null && known === undefined && directExecutorOf(compiled) === executor) {
+    if (given !== null && known === undefined && directExecutorOf(compiled) === executor) {
       const same = compiled.parameters.length === parameters.length && compiled.parameters.every((p, i) => p === parameters[i]);
-      let map = shapes;
-      if (map === undefined) insertShapes.set(executor, (map = new Map()));
-      if (map.size >= MAX_INSERT_SHAPES) map.clear();
-      map.set(key, same ? { sql: compiled.sql, query: compiled.query } : null);
+      let tables = insertShapes.get(executor);
+      if (tables === undefined) insertShapes.set(executor, (tables = new Map()));
+      let list = tables.get(table);
+      if (list === undefined || list.length >= MAX_INSERT_SHAPES) tables.set(table, (list = []));
+      list.push({ columns: given, kinds, shape: same ? { sql: compiled.sql, query: compiled.query } : null });
     }
   }
   const rows = readNow(executor, compiled);
   if (rows !== undefined) return firstRow(rows, compiled.query);
   return executor.executeQuery(compiled).then((result) => firstRow(result.rows, compiled.query));
+}
+
+function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** The first row a write returned (`executeTakeFirstOrThrow`'s `NoResultError` when none). */
