@@ -9,9 +9,21 @@ const OTHER_WHITESPACE = /[\t\n\r\x0b\x0c]/;
 
 /**
  * `header.split()` as Python splits bytes. Most headers are `<keyword> <credentials>`
- * with one space: two slices, no array to filter.
+ * with one space: two slices, no array to filter. The last header's words
+ * are kept: each scheme of a request (Basic, then Token…) reads the same
+ * header, and the words are only read.
  */
-function splitWords(header: string): string[] {
+function splitWords(header: string): readonly string[] {
+  if (header !== lastHeader) {
+    lastWords = wordsOf(header);
+    lastHeader = header;
+  }
+  return lastWords;
+}
+let lastHeader = '';
+let lastWords: readonly string[] = [];
+
+function wordsOf(header: string): string[] {
   const space = header.indexOf(' ');
   if (space > 0 && space < header.length - 1 && header.indexOf(' ', space + 1) === -1 && !OTHER_WHITESPACE.test(header)) {
     return [header.slice(0, space), header.slice(space + 1)];

@@ -488,9 +488,15 @@ function toInfo(row: TokenRow): TokenInfo {
   return Object.freeze(infoFields(row));
 }
 
-/** `toInfo(row)` with the key, frozen once: spreading an already frozen object takes V8's slow path. */
+/**
+ * `toInfo(row)` with the key, frozen once: spreading an already frozen object
+ * takes V8's slow path, and `Object.assign` its generic one; a store to the
+ * fresh object is one shape transition.
+ */
 function toToken<K extends string | null>(row: TokenRow, key: K): TokenInfo & { readonly key: K } {
-  return Object.freeze(Object.assign(infoFields(row), { key }));
+  const token = infoFields(row) as ReturnType<typeof infoFields> & { key: K };
+  token.key = key;
+  return Object.freeze(token);
 }
 
 function toUserId(user: UserRef): number {
