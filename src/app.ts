@@ -457,7 +457,9 @@ export function sendResponse(reply: FastifyReply, req: ApiRequest, view: APIView
   const renderer = req.acceptedRenderer!;
   const mediaType = req.acceptedMediaType!;
   reply.code(res.status);
-  for (const name in res.headers) reply.header(name, res.headers[name]!);
+  // The object read once: a for-in over a local reads each value by the loop's own index, not a keyed lookup.
+  const headers = res.headers;
+  for (const name in headers) reply.header(name, headers[name]!);
   const bodyless = res.status === 204 || res.status === 304 || res.data === undefined || res.data === null;
   const payload = bodyless ? '' : renderer.render(res.data, mediaType, { request: req, response: res, view });
   if (payload.length === 0) {
@@ -580,7 +582,8 @@ function onClientError(err: Error & { code?: string }, socket: import('node:net'
 /** Errors raised outside a view (host check, unknown route, Fastify's own) as JSON. */
 function sendError(reply: FastifyReply, err: ApiError): FastifyReply {
   reply.code(err.statusCode);
-  for (const name in err.headers) reply.header(name, err.headers[name]!);
+  const headers = err.headers;
+  for (const name in headers) reply.header(name, headers[name]!);
   return reply.type('application/json').send(Buffer.from(JSON.stringify(err.toBody())));
 }
 

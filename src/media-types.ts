@@ -68,8 +68,9 @@ export function parsedMediaType(text: string): MediaType {
  * must be present with the same value in `rhs`; wildcards match anything.
  */
 export function mediaTypeMatches(lhs: MediaType, rhs: MediaType): boolean {
-  for (const key in lhs.params) {
-    if (key !== 'q' && rhs.params[key] !== lhs.params[key]) return false;
+  const offered = lhs.params;
+  for (const key in offered) {
+    if (key !== 'q' && rhs.params[key] !== offered[key]) return false;
   }
   if (lhs.subtype !== '*' && rhs.subtype !== '*' && rhs.subtype !== lhs.subtype) return false;
   if (lhs.type !== '*' && rhs.type !== '*' && rhs.type !== lhs.type) return false;
