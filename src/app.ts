@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { METHODS } from 'node:http';
+import { requestId } from './utils/request-id.js';
 import type { AppContext, ServiceMap } from './context.js';
 import { Services } from './context.js';
 import { resolveSettings, type Settings, type SettingsInput } from './settings.js';
@@ -114,7 +114,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Trestle
     requestIdHeader: false,
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
-      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : requestId();
     },
     exposeHeadRoutes: false,
     bodyLimit: settings.DATA_UPLOAD_MAX_MEMORY_SIZE,
