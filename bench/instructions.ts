@@ -20,7 +20,7 @@ import autocannon from 'autocannon';
 import { ensureSqliteDataset } from './lib/dataset.js';
 import { ensureCatalogueSqlite } from './lib/catalogue-dataset.js';
 import { bundleServers } from './lib/bundle.js';
-import { callersOf, parsePerfMap, selfCostByFunction } from './lib/callgrind.js';
+import { callersOf, dumpCosts, parsePerfMap } from './lib/callgrind.js';
 import { commandLine } from './lib/command-line.js';
 import { freePort } from './lib/server-process.js';
 import { AUTH_HEADERS, W8_BOOK } from './lib/workloads.js';
@@ -153,16 +153,17 @@ async function main(): Promise<void> {
     if (named) {
       const mapFile = `/tmp/perf-${server.pid}.map`;
       const ranges = parsePerfMap(existsSync(mapFile) ? readFileSync(mapFile, 'utf8') : '');
+      const costs = dumpCosts(last, ranges);
       const print = (rows: [string, number][]) => {
         for (const [name, cost] of rows) process.stdout.write(`${Math.round(cost / lastTotal).toString().padStart(8)}  ${name.replace(/file:\/\/\S*\/build\/|\S*\/node_modules\//g, '')}\n`);
       };
       if (functions > 0) {
         process.stdout.write(`\nthe last window's instructions of their own per request, by function:\n`);
-        print([...selfCostByFunction(last, ranges)].sort((a, b) => b[1] - a[1]).slice(0, functions));
+        print([...costs.self].sort((a, b) => b[1] - a[1]).slice(0, functions));
       }
       for (const pattern of values.callers?.split(',') ?? []) {
         process.stdout.write(`\nthe last window's calls to functions named *${pattern}* per request (callee included), by caller:\n`);
-        print([...callersOf(last, ranges, [pattern])].sort((a, b) => b[1] - a[1]).slice(0, functions > 0 ? functions : 30));
+        print([...callersOf(costs, [pattern])].sort((a, b) => b[1] - a[1]).slice(0, functions > 0 ? functions : 30));
       }
       rmSync(mapFile, { force: true });
     }

@@ -457,7 +457,6 @@ export function sendResponse(reply: FastifyReply, req: ApiRequest, view: APIView
   const renderer = req.acceptedRenderer!;
   const mediaType = req.acceptedMediaType!;
   reply.code(res.status);
-  // The object read once: a for-in over a local reads each value by the loop's own index, not a keyed lookup.
   const headers = res.headers;
   for (const name in headers) reply.header(name, headers[name]!);
   const bodyless = res.status === 204 || res.status === 304 || res.data === undefined || res.data === null;

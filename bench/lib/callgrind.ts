@@ -61,14 +61,15 @@ function rangeAt(ranges: readonly CodeRange[], address: number): CodeRange | nul
 }
 
 /** Self and call costs of a dump, each named as `selfCostByFunction` names functions. */
-interface DumpCosts {
+export interface DumpCosts {
   /** Each function's own instructions. */
   self: Map<string, number>;
   /** Per callee, the instructions of its calls (callee included) by calling function. */
   calls: Map<string, Map<string, number>>;
 }
 
-function dumpCosts(dump: string, ranges: readonly CodeRange[]): DumpCosts {
+/** A dump read once: what `selfCostByFunction` and `callersOf` answer, for several questions. */
+export function dumpCosts(dump: string, ranges: readonly CodeRange[]): DumpCosts {
   const resolve = compressedNames();
   const resolveObject = compressedNames();
   const self = new Map<string, number>();
@@ -132,10 +133,10 @@ export function selfCostByFunction(dump: string, ranges: readonly CodeRange[]): 
  * for a V8 builtin such as `KeyedStoreIC_Megamorphic`, the JavaScript whose
  * property accesses miss their inline caches.
  */
-export function callersOf(dump: string, ranges: readonly CodeRange[], patterns: readonly string[]): Map<string, number> {
+export function callersOf(costs: DumpCosts, patterns: readonly string[]): Map<string, number> {
   const out = new Map<string, number>();
   const matches = (name: string) => patterns.some((p) => name.includes(p));
-  for (const [callee, byCaller] of dumpCosts(dump, ranges).calls) {
+  for (const [callee, byCaller] of costs.calls) {
     if (!matches(callee)) continue;
     // A matching caller's calls are already inside its own caller's.
     for (const [caller, cost] of byCaller) if (!matches(caller)) out.set(caller, (out.get(caller) ?? 0) + cost);

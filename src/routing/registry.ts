@@ -18,6 +18,17 @@ export class NoReverseMatch extends Error {
 /** Built-in converters that accept any string of digits and write it back as it is. */
 const DIGITS_AS_THEY_ARE = ['int', 'str', 'slug', 'path'];
 
+/**
+ * A route's pattern for `resolve`: its regular expression, and the text
+ * before its first parameter (the whole path when it has none, `literal`),
+ * which a path must start with (or equal) before the expression is run.
+ */
+interface RouteMatcher {
+  readonly regex: RegExp;
+  readonly prefix: string;
+  readonly literal: boolean;
+}
+
 /** A route flattened out of its includes, ready for Fastify and for `reverse`. */
 export interface CompiledRoute {
   readonly match: RouteMatch;
@@ -86,14 +97,7 @@ export class RouteRegistry {
     }
   }
 
-  private matchers: RegExp[] | null = null;
-  /**
-   * Per route: the path itself when its pattern has no parameter (compared,
-   * not matched), else `null`; and the text before its first parameter, which
-   * a path must start with before the pattern is run.
-   */
-  private literals: (string | null)[] = [];
-  private prefixes: string[] = [];
+  private matchers: RouteMatcher[] | null = null;
 
   /**
    * The route a decoded path (leading `/`) names and its converted
@@ -102,15 +106,14 @@ export class RouteRegistry {
    */
   resolve(path: string): { route: CompiledRoute; params: Record<string, unknown> } | null {
     const matchers = (this.matchers ??= this.compileMatchers());
-    const { literals, prefixes } = this;
-    for (let i = 0; i < this.routes.length; i++) {
-      const literal = literals[i];
-      if (literal !== null) {
-        if (path === literal) return { route: this.routes[i]!, params: {} };
+    for (let i = 0; i < matchers.length; i++) {
+      const { literal, prefix, regex } = matchers[i]!;
+      if (literal) {
+        if (path === prefix) return { route: this.routes[i]!, params: {} };
         continue;
       }
-      if (!path.startsWith(prefixes[i]!)) continue;
-      const m = matchers[i]!.exec(path);
+      if (!path.startsWith(prefix)) continue;
+      const m = regex.exec(path);
       if (!m) continue;
       const route = this.routes[i]!;
       const params: Record<string, unknown> = {};
@@ -129,31 +132,21 @@ export class RouteRegistry {
     return null;
   }
 
-  private compileMatchers(): RegExp[] {
-    this.prefixes = [];
-    this.literals = [];
-    for (const route of this.routes) {
+  private compileMatchers(): RouteMatcher[] {
+    return this.routes.map((route) => {
+      let source = '^/';
       let prefix = '/';
       let literal = true;
       for (const part of route.parts) {
-        if (part.kind !== 'text') {
+        if (part.kind === 'text') {
+          source += part.text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+          if (literal) prefix += part.text;
+        } else {
+          source += `(${part.converter.regex.source.replace(/^\^/, '').replace(/\$$/, '')})`;
           literal = false;
-          break;
         }
-        prefix += part.text;
       }
-      this.prefixes.push(prefix);
-      this.literals.push(literal ? prefix : null);
-    }
-    return this.routes.map((route) => {
-      let source = '^/';
-      for (const part of route.parts) {
-        source +=
-          part.kind === 'text'
-            ? part.text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-            : `(${part.converter.regex.source.replace(/^\^/, '').replace(/\$$/, '')})`;
-      }
-      return new RegExp(`${source}$`);
+      return { regex: new RegExp(`${source}$`), prefix, literal };
     });
   }
 
@@ -164,7 +157,7 @@ export class RouteRegistry {
    */
   matchesPath(path: string): boolean {
     this.matchers ??= this.compileMatchers();
-    return this.matchers.some((re) => re.test(path));
+    return this.matchers.some((m) => m.regex.test(path));
   }
 
   /** Names known to the registry (for error messages and the API root). */

@@ -6,7 +6,7 @@
  * `calls=`).
  */
 import { describe, expect, it } from 'vitest';
-import { callersOf, parsePerfMap, selfCostByFunction } from '../../bench/lib/callgrind.js';
+import { callersOf, dumpCosts, parsePerfMap, selfCostByFunction } from '../../bench/lib/callgrind.js';
 
 const PERF_MAP = ['1000 40 JS:*handle file:///x/build/example.mjs:10:1', '2000 10 JS:^render file:///x/build/example.mjs:20:1', 'junk line'].join('\n');
 
@@ -68,9 +68,9 @@ describe('instructions by function from a callgrind dump', () => {
 
   it('names who calls a function and what the calls cost, callee included', () => {
     const ranges = parsePerfMap(PERF_MAP);
-    expect(Object.fromEntries(callersOf(DUMP, ranges, ['LoadIC']))).toEqual({ 'JS:*handle file:///x/build/example.mjs:10:1': 999 });
-    expect(Object.fromEntries(callersOf(DUMP, ranges, ['render', 'LoadIC']))).toEqual({ 'JS:*handle file:///x/build/example.mjs:10:1': 999 });
-    expect(callersOf(DUMP, ranges, ['StoreIC']).size).toBe(0);
+    expect(Object.fromEntries(callersOf(dumpCosts(DUMP, ranges), ['LoadIC']))).toEqual({ 'JS:*handle file:///x/build/example.mjs:10:1': 999 });
+    expect(Object.fromEntries(callersOf(dumpCosts(DUMP, ranges), ['render', 'LoadIC']))).toEqual({ 'JS:*handle file:///x/build/example.mjs:10:1': 999 });
+    expect(callersOf(dumpCosts(DUMP, ranges), ['StoreIC']).size).toBe(0);
     // Its own instructions are unchanged by the call's cost.
     expect(selfCostByFunction(DUMP, ranges).get('JS:*handle file:///x/build/example.mjs:10:1')).toBe(17);
   });
