@@ -19,14 +19,15 @@ import { bundleServers } from './lib/bundle.js';
 import { Loader } from './lib/loader.js';
 import { startServer } from './lib/server-process.js';
 import { AUTH_HEADERS } from './lib/workloads.js';
-import { PG_URL_DEFAULT } from './lib/constants.js';
+import { BENCH_SECRET, PG_URL_DEFAULT } from './lib/constants.js';
 
 const HELP = `Usage: npm run bench:profile -- [options]
 
 Profiles one server answering one request under load (see bench/README.md).
 
 Options:
-  --server NAME   trestle (default), fastify or node
+  --server NAME   trestle (default), fastify, node, or serve: \`trestle serve\` (the CLI, as
+                  deployed) with the bench project, or the example project with --catalogue
   --path PATH     the request (default /w1/items/?page=2); /w5/ping/ is sent without a token
   --seconds N     length of the measured run (default 8)
   --pg            serve from PostgreSQL (BENCH_PG_URL) instead of SQLite
@@ -52,9 +53,9 @@ if (values.help) {
   process.stdout.write(HELP);
   process.exit(0);
 }
-const kind = values.server as 'trestle' | 'fastify' | 'node';
-if (!['trestle', 'fastify', 'node'].includes(kind)) {
-  process.stderr.write(`--server must be trestle, fastify or node, not "${kind}".\n`);
+const kind = values.server as 'trestle' | 'fastify' | 'node' | 'serve';
+if (!['trestle', 'fastify', 'node', 'serve'].includes(kind)) {
+  process.stderr.write(`--server must be trestle, fastify, node or serve, not "${kind}".\n`);
   process.exit(2);
 }
 const seconds = Number(values.seconds);
@@ -97,15 +98,22 @@ async function main(): Promise<void> {
     ? values.pg ? await ensureCataloguePg(pgBase, log) : await ensureCatalogueSqlite(log)
     : values.pg ? await ensurePgDataset(pgBase, log) : await ensureSqliteDataset(log);
   const bundles = await bundleServers();
-  const bundle = catalogue ? (kind === 'trestle' ? bundles.example : bundles.catalogue) : bundles[kind];
+  const profiled = ['--cpu-prof', '--cpu-prof-dir'];
   const dir = join(BENCH_DIR, 'results', `profile-${kind}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
   mkdirSync(dir, { recursive: true });
   const loader = new Loader();
   await loader.start();
   const server = await startServer({
     label: kind,
-    args: () => ['--cpu-prof', '--cpu-prof-dir', dir, bundle],
-    env: { BENCH_DATABASE: target, NODE_ENV: 'production', ...(catalogue ? { LOG_LEVEL: 'warn' } : {}) },
+    args: (port) => kind === 'serve'
+      ? [...profiled, dir, bundles.cli, 'serve', '--config', catalogue ? bundles.exampleConfig : bundles.config, '--host', '127.0.0.1', '--port', String(port)]
+      : [...profiled, dir, catalogue ? (kind === 'trestle' ? bundles.example : bundles.catalogue) : bundles[kind]],
+    env: {
+      BENCH_DATABASE: target,
+      NODE_ENV: 'production',
+      ...(catalogue ? { LOG_LEVEL: 'warn' } : {}),
+      ...(kind === 'serve' ? { DATABASE_URL: values.pg ? target : `sqlite:${target}`, SECRET_KEY: BENCH_SECRET } : {}),
+    },
     core: 0,
   });
   let served = 0;

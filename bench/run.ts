@@ -194,6 +194,61 @@ function obtainTokenRequest(port: number): LoadRequest {
   return { url: `http://127.0.0.1:${port}${OBTAIN_TOKEN.path}`, method: 'POST', headers: { ...OBTAIN_TOKEN.headers }, body: OBTAIN_TOKEN.body, connections: 2, duration: runSeconds };
 }
 
+/**
+ * Runs each request on the server until `warmupRequests` have been answered
+ * (at least `warmupSeconds`, at most WARMUP_CAP_SECONDS): V8 optimises by
+ * calls, so a slower server gets as many as a faster one.
+ */
+async function warmUp(server: RunningServer, label: string, cases: readonly Pick<Workload, 'id' | 'path' | 'connections' | 'body'>[]): Promise<void> {
+  log(`warm-up — ${label} (${cases.length} requests, each ${warmupRequests > 0 ? `until ${warmupRequests} answered, ${warmupSeconds}–${WARMUP_CAP_SECONDS} s` : `${warmupSeconds} s`})`);
+  for (const w of cases) {
+    let answered = 0;
+    let spent = 0;
+    do {
+      await drain(server);
+      const [r] = await loader.run([{ ...request(server.port, w), duration: warmupSeconds }]);
+      answered += r!.ok + r!.non2xx;
+      spent += warmupSeconds;
+    } while (answered < warmupRequests && spent < WARMUP_CAP_SECONDS);
+  }
+}
+
+/**
+ * `trestle serve --workers 1` and `--workers 2`, unpinned, both running at
+ * once, each warmed up as the single-process servers are, then measured in
+ * interleaved rounds like any other pair, so a drift of the machine weighs
+ * on one worker and two alike.
+ */
+async function measureWorkers(workload: string, spec: (workers: number) => ServerSpec, cases: readonly Pick<Workload, 'id' | 'name' | 'path'>[]): Promise<Row[]> {
+  const counts = [1, 2] as const;
+  const started: RunningServer[] = [];
+  try {
+    for (const workers of counts) {
+      const s = spec(workers);
+      try {
+        started.push(await startServer(s));
+      } catch (err) {
+        log(`${workload} through workers skipped: ${s.label}: ${err instanceof Error ? err.message.split('\n').slice(0, 3).join(' ') : String(err)}`);
+        return [];
+      }
+    }
+    for (const [i, server] of started.entries()) await warmUp(server, spec(counts[i]!).label, cases);
+    const out: Row[] = [];
+    for (const w of cases) {
+      log(`${workload} ${w.name} — 1 worker, 2 workers in turn`);
+      const measured = await measure(started.map((server) => ({ server, requests: [request(server.port, w)] })));
+      counts.forEach((workers, i) => {
+        const m = measured[i]!;
+        out.push({ workload, name: `${w.name}, ${workers} worker${workers > 1 ? 's' : ''} (unpinned)`, server: `trestle ×${workers}`, ...summarize(m.per[0]!, m.cpuUs), rssBytes: m.rss });
+      });
+    }
+    // The table lists one worker's rows, then two workers'.
+    return counts.flatMap((workers) => out.filter((r) => r.server === `trestle ×${workers}`));
+  } finally {
+    for (const server of started) await server.stop();
+  }
+}
+
 async function main(): Promise<void> {
   const selected = WORKLOADS.filter((w) => (!quick || w.quick) && (!only || only.has(w.id)));
   const wantWorkers = !only || only.has('W1') || only.has('WORKERS');
@@ -239,20 +294,8 @@ async function main(): Promise<void> {
         // Every request a server will be measured on (but the slow-on-purpose ones) runs once
         // before any case is measured, so the first case meets code as warm as the later ones do.
         for (const kind of kinds) {
-          const server = servers.get(kind)!;
           // W8's POSTs are left out too: rows they add before W7 is measured would change W7's pages.
-          const warm = cases.filter((w) => w.servers.includes(kind) && !w.slow && w.body === undefined);
-          log(`warm-up — ${LABELS[kind]} (${warm.length} requests, each ${warmupRequests > 0 ? `until ${warmupRequests} answered, ${warmupSeconds}–${WARMUP_CAP_SECONDS} s` : `${warmupSeconds} s`})`);
-          for (const w of warm) {
-            let answered = 0;
-            let spent = 0;
-            do {
-              await drain(server);
-              const [r] = await loader.run([{ ...request(server.port, w), duration: warmupSeconds }]);
-              answered += r!.ok + r!.non2xx;
-              spent += warmupSeconds;
-            } while (answered < warmupRequests && spent < WARMUP_CAP_SECONDS);
-          }
+          await warmUp(servers.get(kind)!, LABELS[kind], cases.filter((w) => w.servers.includes(kind) && !w.slow && w.body === undefined));
         }
         for (const w of cases) {
           const here = kinds.filter((kind) => w.servers.includes(kind));
@@ -281,48 +324,12 @@ async function main(): Promise<void> {
       for (const kind of kinds) rows.push(...byKind.get(kind)!);
     }
     if (wantWorkers) {
-      for (const workers of [1, 2]) {
-        const spec = workersSpec(bundles, workers, sqliteFile);
-        log(`W1 page 2 — ${spec.label}`);
-        let server: RunningServer;
-        try {
-          server = await startServer(spec);
-        } catch (err) {
-          log(`skipped: ${err instanceof Error ? err.message.split('\n').slice(0, 3).join(' ') : String(err)}`);
-          continue;
-        }
-        try {
-          const [m] = await measure([{ server, requests: [request(server.port, { id: 'W1', path: WORKERS_PATH })] }]);
-          rows.push({ workload: 'W1', name: `page 2, ${workers} worker${workers > 1 ? 's' : ''} (unpinned)`, server: `trestle ×${workers}`, ...summarize(m!.per[0]!, m!.cpuUs), rssBytes: m!.rss });
-        } finally {
-          await server.stop();
-        }
-      }
+      rows.push(...(await measureWorkers('W1', (workers) => workersSpec(bundles, workers, sqliteFile), [{ id: 'W1', name: 'page 2', path: WORKERS_PATH }])));
     }
     if (catalogueFile !== null && selected.some((w) => w.id === 'W7')) {
-      // W7's searched page and page 2 through `trestle serve --workers N` (unpinned), against one process.
-      const w7 = selected.filter((w) => w.id === 'W7');
       // The catalogue as seeded again: W8's POSTs, measured before, added books.
       await ensureCatalogueSqlite(log);
-      for (const workers of [1, 2]) {
-        const spec = exampleWorkersSpec(bundles, workers, catalogueFile);
-        log(`W7 — ${spec.label}`);
-        let server: RunningServer;
-        try {
-          server = await startServer(spec);
-        } catch (err) {
-          log(`skipped: ${err instanceof Error ? err.message.split('\n').slice(0, 3).join(' ') : String(err)}`);
-          continue;
-        }
-        try {
-          for (const w of w7) {
-            const [m] = await measure([{ server, requests: [request(server.port, w)] }]);
-            rows.push({ workload: 'W7', name: `${w.name}, ${workers} worker${workers > 1 ? 's' : ''} (unpinned)`, server: `trestle ×${workers}`, ...summarize(m!.per[0]!, m!.cpuUs), rssBytes: m!.rss });
-          }
-        } finally {
-          await server.stop();
-        }
-      }
+      rows.push(...(await measureWorkers('W7', (workers) => exampleWorkersSpec(bundles, workers, catalogueFile), selected.filter((w) => w.id === 'W7'))));
     }
   } finally {
     loader.stop();

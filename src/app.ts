@@ -17,6 +17,7 @@ import { RouteRegistry, convertParams, type CompiledRoute } from './routing/regi
 import type { RouteEntry } from './routing/routes.js';
 import { prefersHtml, sendNotFoundPage } from './pages/not-found-page.js';
 import { APIView, type ViewTarget } from './views/api-view.js';
+import { openedElsewhere } from './db/direct.js';
 import type { Database } from './db/database.js';
 import type { UserStore } from './users/store.js';
 import { registerDataServices } from './db/services.js';
@@ -81,6 +82,13 @@ const EXTRA_METHODS = METHODS.filter((m) => m !== 'CONNECT' && !ROUTE_METHODS.in
 const REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 
 /** The start-up warning for a PAGE_SIZE without a pagination class (DRF's check W001, same words). */
+/** Start-up warning: the database given to `createApp` was opened by another copy of Trestle's modules. */
+export const DATABASE_OF_ANOTHER_COPY =
+  'The database was opened by another copy of Trestle than the one building this app (two installed copies, ' +
+  'or a bundle that holds its own; see `npm ls trestle`). Answers are the same, but this copy cannot reuse ' +
+  'its compiled queries on that database: every query is built per request. Open the database and build the ' +
+  'app with the same copy.';
+
 export const PAGE_SIZE_WITHOUT_CLASS =
   'You have specified a default PAGE_SIZE pagination rest_framework setting, without specifying also a ' +
   'DEFAULT_PAGINATION_CLASS. The default for DEFAULT_PAGINATION_CLASS is None (no pagination): set ' +
@@ -154,7 +162,10 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Trestle
     fastify.log.warn(PAGE_SIZE_WITHOUT_CLASS);
   }
 
-  if (options.database) registerDataServices(services, options.database, options.users ? { users: options.users } : {});
+  if (options.database) {
+    registerDataServices(services, options.database, options.users ? { users: options.users } : {});
+    if (openedElsewhere(options.database.db.getExecutor())) fastify.log.warn(DATABASE_OF_ANOTHER_COPY);
+  }
   else if (options.users) services.set('users', options.users);
   for (const [name, value] of Object.entries(options.services ?? {})) {
     if (value !== undefined) services.set(name as keyof ServiceMap, value as never);

@@ -5,6 +5,7 @@
  * TypeScript loader in the measured process, its memory or its warm-up.
  */
 import { build } from 'esbuild';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { BENCH_DIR, DATA_DIR } from './dataset.js';
 
@@ -35,6 +36,8 @@ export async function bundleServers(): Promise<Bundles> {
     catalogue: join(BENCH_DIR, 'servers', 'catalogue-server.ts'),
     exampleConfig: join(BENCH_DIR, 'example.config.ts'),
   };
+  // Chunk names change with their content: the last build's would pile up.
+  rmSync(BUILD_DIR, { recursive: true, force: true });
   await build({
     entryPoints: entries,
     outdir: BUILD_DIR,
@@ -44,6 +47,11 @@ export async function bundleServers(): Promise<Bundles> {
     format: 'esm',
     target: 'node20',
     packages: 'external',
+    // Code shared by entries goes into shared chunks, so the CLI and the project config it
+    // loads run on one copy of Trestle, as they do from an installed package (two copies
+    // would not recognise each other's database: see docs/performance.md, 2026-11-26 20:00).
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
     logLevel: 'error',
   });
   const out = (name: keyof typeof entries) => join(BUILD_DIR, `${name}.mjs`);

@@ -40,6 +40,23 @@ export function isOwnExecutor(executor: QueryExecutor): boolean {
   return ownExecutors.has(executor);
 }
 
+/**
+ * Set on every executor `markCompiles` was given, by whichever copy of
+ * Trestle's modules opened the database: a process-wide symbol, so another
+ * copy can tell such an executor from one it did not open (`openedElsewhere`).
+ */
+const OPENED_BY_TRESTLE = Symbol.for('trestle.openDatabase.executor');
+
+/**
+ * Whether `executor` was opened by `openDatabase` of another copy of
+ * Trestle's modules than this one (two installed copies, or a bundle holding
+ * its own): the answers are the same, but this copy cannot use what that
+ * one knows about its database, so every query is built per request.
+ */
+export function openedElsewhere(executor: QueryExecutor): boolean {
+  return (executor as unknown as Record<symbol, unknown>)[OPENED_BY_TRESTLE] === true && !ownExecutors.has(executor);
+}
+
 /** Whether this process has opened a database through `openDatabase` (else `directExecutorOf` is always `null`). */
 export function hasDirectExecutors(): boolean {
   return installed;
@@ -53,6 +70,7 @@ export function markCompiles(db: Kysely<DB>): QueryExecutor {
   installed = true;
   const executor = db.getExecutor();
   ownExecutors.add(executor);
+  Object.defineProperty(executor, OPENED_BY_TRESTLE, { value: true });
   const compile = executor.compileQuery.bind(executor);
   (executor as { compileQuery: QueryExecutor['compileQuery'] }).compileQuery = (node, queryId) => {
     const compiled = compile(node, queryId);
