@@ -98,16 +98,16 @@ async function main(): Promise<void> {
     ? values.pg ? await ensureCataloguePg(pgBase, log) : await ensureCatalogueSqlite(log)
     : values.pg ? await ensurePgDataset(pgBase, log) : await ensureSqliteDataset(log);
   const bundles = await bundleServers();
-  const profiled = ['--cpu-prof', '--cpu-prof-dir'];
   const dir = join(BENCH_DIR, 'results', `profile-${kind}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+  const profiled = ['--cpu-prof', '--cpu-prof-dir', dir];
   mkdirSync(dir, { recursive: true });
   const loader = new Loader();
   await loader.start();
   const server = await startServer({
     label: kind,
     args: (port) => kind === 'serve'
-      ? [...profiled, dir, bundles.cli, 'serve', '--config', catalogue ? bundles.exampleConfig : bundles.config, '--host', '127.0.0.1', '--port', String(port)]
-      : [...profiled, dir, catalogue ? (kind === 'trestle' ? bundles.example : bundles.catalogue) : bundles[kind]],
+      ? [...profiled, bundles.cli, 'serve', '--config', catalogue ? bundles.exampleConfig : bundles.config, '--host', '127.0.0.1', '--port', String(port)]
+      : [...profiled, catalogue ? (kind === 'trestle' ? bundles.example : bundles.catalogue) : bundles[kind]],
     env: {
       BENCH_DATABASE: target,
       NODE_ENV: 'production',

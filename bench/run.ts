@@ -221,10 +221,10 @@ async function warmUp(server: RunningServer, label: string, cases: readonly Pick
  */
 async function measureWorkers(workload: string, spec: (workers: number) => ServerSpec, cases: readonly Pick<Workload, 'id' | 'name' | 'path'>[]): Promise<Row[]> {
   const counts = [1, 2] as const;
+  const specs = counts.map(spec);
   const started: RunningServer[] = [];
   try {
-    for (const workers of counts) {
-      const s = spec(workers);
+    for (const s of specs) {
       try {
         started.push(await startServer(s));
       } catch (err) {
@@ -232,7 +232,7 @@ async function measureWorkers(workload: string, spec: (workers: number) => Serve
         return [];
       }
     }
-    for (const [i, server] of started.entries()) await warmUp(server, spec(counts[i]!).label, cases);
+    for (const [i, server] of started.entries()) await warmUp(server, specs[i]!.label, cases);
     const out: Row[] = [];
     for (const w of cases) {
       log(`${workload} ${w.name} — 1 worker, 2 workers in turn`);

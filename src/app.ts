@@ -81,7 +81,6 @@ const EXTRA_METHODS = METHODS.filter((m) => m !== 'CONNECT' && !ROUTE_METHODS.in
 /** Incoming `X-Request-Id` values kept as the request id; anything else gets a fresh UUID. */
 const REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 
-/** The start-up warning for a PAGE_SIZE without a pagination class (DRF's check W001, same words). */
 /** Start-up warning: the database given to `createApp` was opened by another copy of Trestle's modules. */
 export const DATABASE_OF_ANOTHER_COPY =
   'The database was opened by another copy of Trestle than the one building this app (two installed copies, ' +
@@ -89,6 +88,7 @@ export const DATABASE_OF_ANOTHER_COPY =
   'its compiled queries on that database: every query is built per request. Open the database and build the ' +
   'app with the same copy.';
 
+/** The start-up warning for a PAGE_SIZE without a pagination class (DRF's check W001, same words). */
 export const PAGE_SIZE_WITHOUT_CLASS =
   'You have specified a default PAGE_SIZE pagination rest_framework setting, without specifying also a ' +
   'DEFAULT_PAGINATION_CLASS. The default for DEFAULT_PAGINATION_CLASS is None (no pagination): set ' +
@@ -165,8 +165,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Trestle
   if (options.database) {
     registerDataServices(services, options.database, options.users ? { users: options.users } : {});
     if (openedElsewhere(options.database.db.getExecutor())) fastify.log.warn(DATABASE_OF_ANOTHER_COPY);
-  }
-  else if (options.users) services.set('users', options.users);
+  } else if (options.users) services.set('users', options.users);
   for (const [name, value] of Object.entries(options.services ?? {})) {
     if (value !== undefined) services.set(name as keyof ServiceMap, value as never);
   }
