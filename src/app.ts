@@ -468,7 +468,7 @@ export function sendResponse(reply: FastifyReply, req: ApiRequest, view: APIView
   const mediaType = req.acceptedMediaType!;
   reply.code(res.status);
   const headers = res.headers;
-  for (const name in headers) reply.header(name, headers[name]!);
+  for (const name in headers) reply.header(replyHeaderName(name), headers[name]!);
   const bodyless = res.status === 204 || res.status === 304 || res.data === undefined || res.data === null;
   const payload = bodyless ? '' : renderer.render(res.data, mediaType, { request: req, response: res, view });
   if (payload.length === 0) {
@@ -479,6 +479,29 @@ export function sendResponse(reply: FastifyReply, req: ApiRequest, view: APIView
   // Through a reply serializer a string keeps the Content-Type exactly as set (DRF sends
   // `application/json`, no charset), without first being copied into a Buffer.
   return typeof payload === 'string' ? reply.serializer(sentAsIs).send(payload) : reply.send(payload);
+}
+
+/**
+ * The names the pipeline itself sets, already in lower case: Fastify lower-cases every name
+ * it is given, and the lower-cased copy of `Vary` or `Allow` is a new string each time, which
+ * Fastify's header object then has to look up by its text (V8's slow path for a key it has not
+ * seen as such) on every request. A constant is looked up by reference.
+ */
+function replyHeaderName(name: string): string {
+  switch (name) {
+    case 'Vary':
+      return 'vary';
+    case 'Allow':
+      return 'allow';
+    case 'Location':
+      return 'location';
+    case 'WWW-Authenticate':
+      return 'www-authenticate';
+    case 'Retry-After':
+      return 'retry-after';
+    default:
+      return name;
+  }
 }
 
 function sentAsIs(payload: unknown): string {
@@ -592,7 +615,7 @@ function onClientError(err: Error & { code?: string }, socket: import('node:net'
 function sendError(reply: FastifyReply, err: ApiError): FastifyReply {
   reply.code(err.statusCode);
   const headers = err.headers;
-  for (const name in headers) reply.header(name, headers[name]!);
+  for (const name in headers) reply.header(replyHeaderName(name), headers[name]!);
   return reply.type('application/json').send(Buffer.from(JSON.stringify(err.toBody())));
 }
 

@@ -58,6 +58,8 @@ export interface ViewPolicies {
   readonly negotiated: Map<string, [Renderer, MediaType]>;
   /** `Vary` of a response that set none, by the request's own names (`varyOn`): computed once each (bounded). */
   readonly varyWith: Map<string, string | null>;
+  /** `varyWith` of the requests that added one name, by that name. */
+  readonly varyWithOne: Map<string, string | null>;
 }
 
 /**
@@ -147,6 +149,7 @@ export class APIView {
       varyHeader: vary.join(', '),
       negotiated: new Map(),
       varyWith: new Map(),
+      varyWithOne: new Map(),
       handlers: new Map(
         HTTP_METHOD_NAMES.flatMap((m) => {
           const handler = this.handlerFor(m);
@@ -502,14 +505,17 @@ export class APIView {
       // No Vary from the handler: the view's names then the request's (a session read adds
       // `Cookie`), merged once per combination as the two patchVary calls below would.
       const names = req.vary;
-      const key = names.length === 1 ? `=${names[0]!}` : JSON.stringify(names);
-      let value = p.varyWith.get(key);
+      // One name (a session read adds `Cookie`) is its own key: the name is usually a constant,
+      // whose hash V8 keeps, where a key made per request would be hashed and compared again.
+      const table = names.length === 1 ? p.varyWithOne : p.varyWith;
+      const key = names.length === 1 ? names[0]! : JSON.stringify(names);
+      let value = table.get(key);
       if (value === undefined) {
         const merged = new Response(null, p.vary.length > 0 ? { headers: { Vary: p.varyHeader } } : {});
         patchVary(merged, names);
         value = merged.getHeader('Vary') ?? null;
-        if (p.varyWith.size >= 100) p.varyWith.clear();
-        p.varyWith.set(key, value);
+        if (table.size >= 100) table.clear();
+        table.set(key, value);
       }
       if (value !== null) res.headers['Vary'] = value;
     } else {
