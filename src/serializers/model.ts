@@ -923,49 +923,72 @@ const MAX_INSERT_SHAPES = 64;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 function insertReturning(db: Kysely<any>, table: string, values: Record<string, unknown>, columns: readonly string[]): Record<string, unknown> | Promise<Record<string, unknown>> {
   const executor = db.getExecutor();
-  let given: string[] | null = [];
-  const kinds: ValueKind[] = [];
-  const parameters: unknown[] = [];
-  for (const column in values) {
-    const value = values[column];
-    if (value === undefined) continue;
-    const kind = value === null ? 'null' : typeof value;
-    if (kind !== 'string' && kind !== 'number' && kind !== 'bigint' && kind !== 'null') {
-      given = null;
-      break;
-    }
-    given.push(column);
-    kinds.push(kind);
-    parameters.push(value);
-  }
-  const seen = given === null ? undefined : insertShapes.get(executor)?.get(table);
-  const known = seen === undefined ? undefined : seen.find((k) => sameItems(k.columns, given!) && sameItems(k.kinds, kinds));
-  let compiled: CompiledQuery;
+  const seen = insertShapes.get(executor)?.get(table);
+  // A known shape is matched against the values in place: only its parameters are made, at their size.
+  const known = seen === undefined ? undefined : knownInsertOf(seen, values);
   if (known?.shape) {
+    const parameters = new Array<unknown>(known.columns.length);
+    let i = 0;
+    for (const column in values) {
+      const value = values[column];
+      if (value !== undefined) parameters[i++] = value;
+    }
     // At once where the driver answers at once (SQLite outside a transaction: see `readNow`); no query id needed there.
     const rows = readNow(executor, { sql: known.shape.sql, parameters });
     if (rows !== undefined) return firstRow(rows, known.shape.query);
-    compiled = { sql: known.shape.sql, query: known.shape.query, parameters, queryId: createQueryId() };
-  } else {
-    compiled = db.insertInto(table).values(values).returning(columns as never).compile();
-    if (given !== null && known === undefined && directExecutorOf(compiled) === executor) {
-      const same = compiled.parameters.length === parameters.length && compiled.parameters.every((p, i) => p === parameters[i]);
-      let tables = insertShapes.get(executor);
-      if (tables === undefined) insertShapes.set(executor, (tables = new Map()));
-      let list = tables.get(table);
-      if (list === undefined || list.length >= MAX_INSERT_SHAPES) tables.set(table, (list = []));
-      list.push({ columns: given, kinds, shape: same ? { sql: compiled.sql, query: compiled.query } : null });
-    }
+    const compiled: CompiledQuery = { sql: known.shape.sql, query: known.shape.query, parameters, queryId: createQueryId() };
+    return executor.executeQuery(compiled).then((result) => firstRow(result.rows, compiled.query));
   }
+  const compiled = db.insertInto(table).values(values).returning(columns as never).compile();
+  if (known === undefined && directExecutorOf(compiled) === executor) rememberInsert(executor, table, values, compiled);
   const rows = readNow(executor, compiled);
   if (rows !== undefined) return firstRow(rows, compiled.query);
   return executor.executeQuery(compiled).then((result) => firstRow(result.rows, compiled.query));
 }
 
-function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
+/** The kind of a value an insert binds as a parameter; `null` for any other (such an insert is built each time). */
+function valueKind(value: unknown): ValueKind | null {
+  if (value === null) return 'null';
+  const kind = typeof value;
+  return kind === 'string' || kind === 'number' || kind === 'bigint' ? kind : null;
+}
+
+/** The known insert whose columns and kinds are those of `values` (its defined ones, in order). */
+function knownInsertOf(seen: readonly KnownInsert[], values: Record<string, unknown>): KnownInsert | undefined {
+  next: for (const known of seen) {
+    const columns = known.columns;
+    let i = 0;
+    for (const column in values) {
+      const value = values[column];
+      if (value === undefined) continue;
+      if (i === columns.length || columns[i] !== column || known.kinds[i] !== valueKind(value)) continue next;
+      i++;
+    }
+    if (i === columns.length) return known;
+  }
+  return undefined;
+}
+
+/** Records the shape of an insert just compiled; one whose values are not all plain parameters is not recorded. */
+function rememberInsert(executor: QueryExecutor, table: string, values: Record<string, unknown>, compiled: CompiledQuery): void {
+  const given: string[] = [];
+  const kinds: ValueKind[] = [];
+  const parameters: unknown[] = [];
+  for (const column in values) {
+    const value = values[column];
+    if (value === undefined) continue;
+    const kind = valueKind(value);
+    if (kind === null) return;
+    given.push(column);
+    kinds.push(kind);
+    parameters.push(value);
+  }
+  const same = compiled.parameters.length === parameters.length && compiled.parameters.every((p, i) => p === parameters[i]);
+  let tables = insertShapes.get(executor);
+  if (tables === undefined) insertShapes.set(executor, (tables = new Map()));
+  let list = tables.get(table);
+  if (list === undefined || list.length >= MAX_INSERT_SHAPES) tables.set(table, (list = []));
+  list.push({ columns: given, kinds, shape: same ? { sql: compiled.sql, query: compiled.query } : null });
 }
 
 /** The first row a write returned (`executeTakeFirstOrThrow`'s `NoResultError` when none). */
