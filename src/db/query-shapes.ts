@@ -97,8 +97,20 @@ export function deriveOn<R>(
   return deriveIn(shapes, shapeKey(kind, values), executor, listing, values, build);
 }
 
+const oneValueKeys = new Map<string, string>();
+
 /** What a shape depends on besides the listing: what is added, and which values are null. */
 function shapeKey(kind: string, values: readonly unknown[]): string {
+  if (values.length === 1 && values[0] !== null && values[0] !== undefined) {
+    // One value (a detail's lookup): the same key string each time for the same kind, whose hash
+    // V8 keeps, where a key made per request is hashed again by every lookup.
+    let key = oneValueKeys.get(kind);
+    if (key === undefined) {
+      if (oneValueKeys.size >= MAX_SHAPES) oneValueKeys.clear();
+      oneValueKeys.set(kind, (key = kind + '\u0000v'));
+    }
+    return key;
+  }
   let key = kind;
   for (const v of values) key += v === null || v === undefined ? '\u0000n' : '\u0000v';
   return key;

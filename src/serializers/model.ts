@@ -279,13 +279,20 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
    * (`author__publisher`).
    */
   relatedToLoad(): { selectRelated: readonly string[]; prefetchRelated: readonly string[] } {
+    // Fixed once the serializer is built: made on the first request, not on each.
+    return (this.related ??= this.relationsRead());
+  }
+
+  private related: { readonly selectRelated: readonly string[]; readonly prefetchRelated: readonly string[] } | undefined = undefined;
+
+  private relationsRead(): { selectRelated: readonly string[]; prefetchRelated: readonly string[] } {
     const selectRelated: string[] = [];
     for (const [name, nested] of this.nestedRelations) {
       selectRelated.push(name);
       for (const deeper of nested.relatedToLoad().selectRelated) selectRelated.push(`${name}__${deeper}`);
     }
     const prefetchRelated = this.toMany.map(([name]) => name);
-    return { selectRelated, prefetchRelated };
+    return Object.freeze({ selectRelated: Object.freeze(selectRelated), prefetchRelated: Object.freeze(prefetchRelated) });
   }
 
   /**

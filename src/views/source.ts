@@ -51,6 +51,17 @@ async function findOneLater<T>(source: SelectQueryBuilder<any, any, T>, found: D
   }
 }
 
+/** `find\u0002<field>`: the same string for a field each time (see `shapeKey`). */
+function findKind(field: string): string {
+  let kind = findKinds.get(field);
+  if (kind === undefined) {
+    if (findKinds.size >= 100) findKinds.clear();
+    findKinds.set(field, (kind = 'find\u0002' + field));
+  }
+  return kind;
+}
+const findKinds = new Map<string, string>();
+
 /**
  * `source.where(field, '=', value)` compiled by shape (see
  * src/db/query-shapes.ts): once per reused source (a model view's default
@@ -66,5 +77,5 @@ function findQuery<T>(source: SelectQueryBuilder<any, any, T>, field: string, va
   if (listing === null) return null;
   const executor = listing.executor;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  return deriveFrom(listing, 'find\u0002' + field, [value], (v) => ownCompile(executor, source.where(field as any, '=', v[0] as any).compile()) as CompiledQuery<T> | null);
+  return deriveFrom(listing, findKind(field), [value], (v) => ownCompile(executor, source.where(field as any, '=', v[0] as any).compile()) as CompiledQuery<T> | null);
 }
