@@ -97,20 +97,26 @@ export function deriveOn<R>(
   return deriveIn(shapes, shapeKey(kind, values), executor, listing, values, build);
 }
 
+/**
+ * `prefix + part + suffix`, the same string each time for the same `part` (remembered in
+ * `cache`, at most `limit` of them): V8 keeps a string's hash, so a key that is the same string
+ * is not hashed again by every lookup, as one made per request is.
+ */
+export function joinedOnce(cache: Map<string, string>, prefix: string, part: string, suffix: string, limit: number): string {
+  let joined = cache.get(part);
+  if (joined === undefined) {
+    if (cache.size >= limit) cache.clear();
+    cache.set(part, (joined = prefix + part + suffix));
+  }
+  return joined;
+}
+
 const oneValueKeys = new Map<string, string>();
 
 /** What a shape depends on besides the listing: what is added, and which values are null. */
 function shapeKey(kind: string, values: readonly unknown[]): string {
-  if (values.length === 1 && values[0] !== null && values[0] !== undefined) {
-    // One value (a detail's lookup): the same key string each time for the same kind, whose hash
-    // V8 keeps, where a key made per request is hashed again by every lookup.
-    let key = oneValueKeys.get(kind);
-    if (key === undefined) {
-      if (oneValueKeys.size >= MAX_SHAPES) oneValueKeys.clear();
-      oneValueKeys.set(kind, (key = kind + '\u0000v'));
-    }
-    return key;
-  }
+  // One value (a detail's lookup): the same key for the same kind.
+  if (values.length === 1 && values[0] !== null && values[0] !== undefined) return joinedOnce(oneValueKeys, '', kind, '\u0000v', MAX_SHAPES);
   let key = kind;
   for (const v of values) key += v === null || v === undefined ? '\u0000n' : '\u0000v';
   return key;

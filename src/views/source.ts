@@ -1,7 +1,7 @@
 import type { CompiledQuery, SelectQueryBuilder } from 'kysely';
 import type { Source } from '../pagination/base.js';
 import { isDatabaseInputError } from '../db/input-errors.js';
-import { deriveFrom, listingOf, ownCompile, type Derived } from '../db/query-shapes.js';
+import { deriveFrom, joinedOnce, listingOf, ownCompile, type Derived } from '../db/query-shapes.js';
 import { readNow } from '../db/direct.js';
 
 /** True for a Kysely select builder (as opposed to an array). */
@@ -51,15 +51,7 @@ async function findOneLater<T>(source: SelectQueryBuilder<any, any, T>, found: D
   }
 }
 
-/** `find\u0002<field>`: the same string for a field each time (see `shapeKey`). */
-function findKind(field: string): string {
-  let kind = findKinds.get(field);
-  if (kind === undefined) {
-    if (findKinds.size >= 100) findKinds.clear();
-    findKinds.set(field, (kind = 'find\u0002' + field));
-  }
-  return kind;
-}
+/** `find\u0002<field>` by field, each the same string every time (see `joinedOnce`). */
 const findKinds = new Map<string, string>();
 
 /**
@@ -77,5 +69,5 @@ function findQuery<T>(source: SelectQueryBuilder<any, any, T>, field: string, va
   if (listing === null) return null;
   const executor = listing.executor;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  return deriveFrom(listing, findKind(field), [value], (v) => ownCompile(executor, source.where(field as any, '=', v[0] as any).compile()) as CompiledQuery<T> | null);
+  return deriveFrom(listing, joinedOnce(findKinds, 'find\u0002', field, '', 100), [value], (v) => ownCompile(executor, source.where(field as any, '=', v[0] as any).compile()) as CompiledQuery<T> | null);
 }
