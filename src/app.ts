@@ -29,7 +29,7 @@ import { installCors } from './cors.js';
 import { checkProductionSettings, resolveSecretKey } from './secret-key.js';
 import { keepTickShape } from './utils/tick-shape.js';
 import { watchIdleConnections } from './idle-connections.js';
-import { API_REQUEST, RequestLogController, deferRequestChildren } from './request-log.js';
+import { API_REQUEST, appLogging } from './request-log.js';
 import { registerAppForChecks, startupChecks, type MountedView, type SystemCheck } from './checks/index.js';
 import { isThenable } from './utils/thenable.js';
 
@@ -55,8 +55,10 @@ export interface CreateAppOptions {
   /** Runs once after the services are registered and before routes are mounted. */
   setup?: (app: AppContext) => void | Promise<void>;
   /**
-   * Fastify's logger option (pino). Defaults to on at level `info`: readable
-   * lines in a terminal, JSON lines otherwise. Tests pass `false`.
+   * The logger (pino), as Fastify's `logger` option takes it: `true`, pino's
+   * options (with `stream` or `file`), or `false`. Defaults to on at level
+   * `info`: readable lines in a terminal, JSON lines otherwise. Tests pass
+   * `false`.
    */
   logger?: FastifyServerOptions['logger'];
   /** Folder of the development SECRET_KEY file (default `./data`). */
@@ -114,10 +116,13 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Trestle
   // Under `trestle serve` the operator's environment (REDIS_URL, SECRET_KEY, NODE_ENV) wins, whatever settings a project's hook passes.
   const settings = resolveSettings(applyOperatorEnvironment(options.settings));
   checkProductionSettings(settings);
+  // The app's logger is made here, not by Fastify (see appLogging): request lines that say which
+  // request (method, URL with secrets redacted, status, time, user id), each request's child made
+  // only when a line is written (LOG_LEVEL=warn: rarely).
+  const logging = options.logger === false ? null : appLogging(options.logger ?? defaultLogger());
   const fastify = Fastify({
-    logger: options.logger === undefined ? defaultLogger() : options.logger,
-    // Request lines that say which request: method, URL (secrets redacted), status, time, user id.
-    ...(options.logger === false ? {} : { logController: new RequestLogController() }),
+    logger: false,
+    ...(logging === null ? {} : { logController: logging.logController, childLoggerFactory: logging.childLoggerFactory }),
     // X-Request-Id is honoured when it looks like an id; the header is checked here, not trusted.
     requestIdHeader: false,
     genReqId: (req) => {
@@ -140,8 +145,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Trestle
     // Called for every request before routing: the target in origin form, and the Content-Type hidden from Fastify.
     rewriteUrl: prepareRequest,
   });
-  // The default logger's per-request child is made only when a line is written (LOG_LEVEL=warn: rarely).
-  if (options.logger === undefined) deferRequestChildren(fastify.log);
+  if (logging !== null) fastify.log = logging.logger;
   watchIdleConnections(fastify.server, milliseconds(settings.IDLE_TIMEOUT));
   fastify.decorateRequest(API_REQUEST, null);
   for (const method of EXTRA_METHODS) {
@@ -266,7 +270,7 @@ export async function logsOnStderr<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 /** Pino through Fastify: pretty lines on a terminal (when pino-pretty is installed), JSON lines otherwise. */
-export function defaultLogger(level = process.env['LOG_LEVEL'] ?? 'info'): NonNullable<FastifyServerOptions['logger']> {
+export function defaultLogger(level = process.env['LOG_LEVEL'] ?? 'info'): Exclude<NonNullable<FastifyServerOptions['logger']>, boolean> {
   const stderr = logToStderr > 0;
   if ((stderr ? process.stderr : process.stdout).isTTY && prettyAvailable()) {
     return {

@@ -1,4 +1,6 @@
-import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
+import { performance } from 'node:perf_hooks';
+import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import { pino, type DestinationStream, type LoggerOptions } from 'pino';
 import type { ApiRequest } from './request.js';
 
 /** Where the route handler leaves the request's `ApiRequest`, for the log line that ends it. */
@@ -37,30 +39,48 @@ function decodeName(raw: string): string {
 }
 
 /**
- * Fastify's request log lines, saying which request: the line that starts
- * a request carries its method and URL, the line that ends it its method,
+ * The request log lines, saying which request: the line that starts a
+ * request carries its method and URL, the line that ends it its method,
  * URL, status, time in ms and, when a scheme authenticated it, the user's
- * id. Secret-looking query values are redacted in both.
+ * id. Secret-looking query values are redacted in both. Written at `info`
+ * (a response that errors at `error`, at every level), from listeners on the
+ * response that are added only while `info` lines are written: Fastify's own
+ * two per request, which it adds whenever it has a logger, are not there
+ * (see `appLogging`).
  *
  * ```
  * {"reqId":"…","method":"GET","url":"/auth/token/?token=[redacted]","statusCode":200,"responseTime":0.39,"userId":3,"msg":"request completed"}
  * ```
  */
 export class RequestLogController extends LogController {
-  override incomingRequest(request: FastifyRequest, _reply: FastifyReply): void {
-    if (this.isLogDisabled(request) || !infoEnabled(request.log)) return;
+  override incomingRequest(request: FastifyRequest, reply: FastifyReply): void {
+    if (this.isLogDisabled(request)) return;
+    const res = reply.raw;
+    // A response that errors (a socket written after its end, a destroyed stream) is always a line.
+    res.on('error', (err: Error) => this.#completed(err, request, reply));
+    if (!infoEnabled(request.log)) return;
+    (reply as unknown as Record<symbol, number>)[STARTED] = performance.now();
+    res.on('finish', () => this.#completed(null, request, reply));
     // Shaped as the request, so the `req` serializer (Fastify's or the app's) reads the redacted URL.
     const req = { method: request.method, url: redactUrl(request.url), headers: request.headers, host: request.host, ip: request.ip, socket: request.socket };
     request.log.info({ req }, 'incoming request');
   }
 
-  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    if (this.isLogDisabled(request) || (!error && !infoEnabled(reply.log))) return;
+  /**
+   * Fastify calls this from its own response listeners, which an app without
+   * Fastify's logger has only when a route has `onResponse` hooks: the lines
+   * come from the listeners `incomingRequest` adds, once.
+   */
+  override requestCompleted(): void {}
+
+  #completed(error: Error | null, request: FastifyRequest, reply: FastifyReply): void {
+    if (!error && !infoEnabled(reply.log)) return;
+    const started = (reply as unknown as Record<symbol, number | undefined>)[STARTED];
     const fields: Record<string, unknown> = {
       method: request.method,
       url: redactUrl(request.url),
       statusCode: reply.statusCode,
-      responseTime: reply.elapsedTime,
+      responseTime: started === undefined ? 0 : performance.now() - started,
     };
     const userId = authenticatedUserId(request);
     if (userId !== undefined) fields['userId'] = userId;
@@ -68,6 +88,9 @@ export class RequestLogController extends LogController {
     else reply.log.info(fields, 'request completed');
   }
 }
+
+/** When a request's `incoming request` line was written: its `request completed` line gives the time since. */
+const STARTED = Symbol('trestle.requestStarted');
 
 /**
  * Whether an `info` line would be written: at LOG_LEVEL=warn the fields of
@@ -180,32 +203,69 @@ export class DeferredChildLogger {
   }
 }
 
-/**
- * Makes the default logger's `child` (which Fastify's own child-logger
- * factory calls once per request) answer with a deferred child (see
- * `DeferredChildLogger`) while `info` lines are off, and with pino's own
- * child otherwise (every request writes its `incoming request` line then)
- * and whenever a route sets its own log level or serializers. Set on the
- * logger rather than given as Fastify's `childLoggerFactory`: Fastify checks
- * the logger a factory of the app's returns on every request (seven method
- * lookups and two arrays), and only its own factory is exempt. pino's
- * children inherit from their parent, so theirs defer alike.
- */
-export function deferRequestChildren(logger: FastifyBaseLogger): void {
-  if (!isPinoLike(logger)) return;
-  const pinoChild = logger.child;
-  Object.defineProperty(logger, 'child', {
-    configurable: true,
-    writable: true,
-    value: function child(this: PinoLike, bindings: Record<string, unknown>, options?: ChildOptions): FastifyBaseLogger {
-      if (isEmpty(options) && !this.isLevelEnabled('info')) return new DeferredChildLogger(this, bindings, pinoChild) as unknown as FastifyBaseLogger;
-      return pinoChild.call(this, bindings, options);
-    },
-  });
-}
-
 function isEmpty(options: ChildOptions): boolean {
   if (options === undefined) return true;
   for (const _ in options) return false;
   return true;
+}
+
+/** Fastify's serializers for its request lines (fastify/lib/logger-pino.js): the app's logger writes what Fastify's would. */
+const FASTIFY_SERIALIZERS = {
+  req: (req: FastifyRequest) => ({
+    method: req.method,
+    url: req.url,
+    version: req.headers?.['accept-version'],
+    host: req.host,
+    remoteAddress: req.ip,
+    remotePort: req.socket ? req.socket.remotePort : undefined,
+  }),
+  err: pino.stdSerializers.err,
+  res: (reply: FastifyReply) => ({ statusCode: reply.statusCode }),
+};
+
+/** What `createApp` gives Fastify for an app that logs. */
+export interface AppLogging {
+  /** The app's logger (`app.log`): pino, made from the `logger` option as Fastify makes it. */
+  logger: FastifyBaseLogger;
+  logController: RequestLogController;
+  childLoggerFactory: ChildLoggerFactory;
+}
+
+type ChildLoggerFactory = NonNullable<FastifyServerOptions['childLoggerFactory']>;
+
+type LoggerOption = Exclude<NonNullable<FastifyServerOptions['logger']>, false>;
+
+/**
+ * The app's pino logger, made from Fastify's `logger` option as Fastify
+ * makes it (`true`: level `info`; an object: pino's options, with `stream`
+ * or `file` as its destination and Fastify's serializers under the app's
+ * own), and the request loggers made from it: each request's child has the
+ * `reqId` binding and is made only when a line is written while `info`
+ * lines are off (`DeferredChildLogger`), pino's own child otherwise and
+ * whenever a route sets its own log level or serializers.
+ *
+ * Fastify itself is given no logger: one it has makes it add a `finish` and
+ * an `error` listener to every response, at every level, to write its
+ * `request completed` line (see `RequestLogController` for Trestle's own).
+ */
+export function appLogging(option: LoggerOption): AppLogging {
+  const logger = makeLogger(option);
+  const makeChild = logger.child;
+  const childLoggerFactory: ChildLoggerFactory = (_fastifyLogger, bindings, options) => {
+    if (isEmpty(options) && !logger.isLevelEnabled('info')) return new DeferredChildLogger(logger, bindings, makeChild) as unknown as FastifyBaseLogger;
+    return makeChild.call(logger, bindings, options);
+  };
+  return { logger, logController: new RequestLogController(), childLoggerFactory };
+}
+
+function makeLogger(option: LoggerOption): PinoLike {
+  if (option === true) return pino({ level: 'info', serializers: FASTIFY_SERIALIZERS });
+  if (isPinoLike(option as FastifyBaseLogger)) {
+    throw new TypeError('The logger option takes pino\'s options, not a logger: pass the options the logger was made with.');
+  }
+  const { stream, file, ...rest } = option as LoggerOptions & { stream?: DestinationStream; file?: string };
+  if (stream !== undefined && file !== undefined) throw new TypeError('The logger option takes a stream or a file, not both.');
+  const options: LoggerOptions = { ...rest, level: rest.level || 'info', serializers: { ...FASTIFY_SERIALIZERS, ...rest.serializers } };
+  const destination = file !== undefined ? pino.destination(file) : stream;
+  return destination === undefined ? pino(options) : pino(options, destination);
 }

@@ -422,7 +422,7 @@ describe('the steps of initial() run in order, an overridden initial() as such',
 });
 
 describe('the default logger at LOG_LEVEL=warn', () => {
-  it("gives each request a deferred child through Fastify's own factory, with the request id; pino's child at info", async () => {
+  it("gives each request a deferred child, with the request id; pino's child at info", async () => {
     const { DeferredChildLogger } = await import('../../src/request-log.js');
     const seen: unknown[] = [];
     class Log extends APIView {
@@ -445,15 +445,18 @@ describe('the default logger at LOG_LEVEL=warn', () => {
     const res = await app.inject({ url: '/log/', headers: { accept: 'application/json' } });
     expect([res.statusCode, res.headers['content-type'], res.json()]).toEqual([200, 'application/json', { ok: true }]);
     expect(seen).toEqual([[true, res.headers['x-request-id']]]);
-    // At info every request writes a line: pino's own child (asked here, as Fastify asks, without a request that would print one).
+    // At info every request writes a line: pino's own child.
     app.log.level = 'info';
-    expect(app.log.child({ reqId: 'r' }, {})).not.toBeInstanceOf(DeferredChildLogger);
+    seen.length = 0;
+    const atInfo = await app.inject({ url: '/log/', headers: { accept: 'application/json' } });
+    expect(atInfo.statusCode).toBe(200);
+    expect(seen).toEqual([[false, atInfo.headers['x-request-id']]]);
   });
 });
 
-describe('the deferred request logger of the default logger', () => {
-  async function pinoInto(level: string) {
-    const { pino } = await import('pino');
+describe("the app logger's deferred request loggers", () => {
+  async function loggingInto(level: string) {
+    const { appLogging } = await import('../../src/request-log.js');
     let text = '';
     const stream = new Writable({
       write(chunk: Buffer, _encoding, done) {
@@ -461,7 +464,10 @@ describe('the deferred request logger of the default logger', () => {
         done();
       },
     });
-    const logger = pino({ level }, stream);
+    const { logger, childLoggerFactory } = appLogging({ level, stream });
+    // As Fastify calls it for a request: its own (null) logger, the request id binding, the route's options.
+    const child = (bindings: Record<string, unknown>, options: Record<string, unknown>) =>
+      childLoggerFactory.call(null as never, logger, bindings, options, {} as never);
     const lines = async () => {
       await new Promise((r) => setImmediate(r));
       return text
@@ -470,14 +476,13 @@ describe('the deferred request logger of the default logger', () => {
         .filter(Boolean)
         .map((l) => JSON.parse(l) as Record<string, unknown>);
     };
-    return { logger, lines };
+    return { logger, child, lines };
   }
 
   it('writes what pino’s child writes, with the bindings, and follows the app logger’s level', async () => {
-    const { deferRequestChildren, DeferredChildLogger } = await import('../../src/request-log.js');
-    const { logger, lines } = await pinoInto('warn');
-    deferRequestChildren(logger);
-    const log = logger.child({ reqId: 'r1' }, {});
+    const { DeferredChildLogger } = await import('../../src/request-log.js');
+    const { logger, child, lines } = await loggingInto('warn');
+    const log = child({ reqId: 'r1' }, {});
     expect(log).toBeInstanceOf(DeferredChildLogger);
     expect(log.level).toBe('warn');
     log.info('not written');
@@ -493,8 +498,8 @@ describe('the deferred request logger of the default logger', () => {
       [30, 'r1', undefined, undefined, 'now written'],
     ]);
     // At info, and with a route's own options, pino's child as before.
-    expect(logger.child({ reqId: 'r2' }, {})).not.toBeInstanceOf(DeferredChildLogger);
+    expect(child({ reqId: 'r2' }, {})).not.toBeInstanceOf(DeferredChildLogger);
     logger.level = 'warn';
-    expect(logger.child({ reqId: 'r3' }, { level: 'debug' })).not.toBeInstanceOf(DeferredChildLogger);
+    expect(child({ reqId: 'r3' }, { level: 'debug' })).not.toBeInstanceOf(DeferredChildLogger);
   });
 });

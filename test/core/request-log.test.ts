@@ -26,7 +26,7 @@ afterEach(async () => {
 });
 
 /** An app logging JSON lines at info into an array. */
-async function logged(): Promise<{ app: TrestleApp; lines: () => Record<string, unknown>[]; text: () => string }> {
+async function logged(level = 'info'): Promise<{ app: TrestleApp; lines: () => Record<string, unknown>[]; text: () => string }> {
   let text = '';
   const stream = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -34,7 +34,7 @@ async function logged(): Promise<{ app: TrestleApp; lines: () => Record<string, 
       done();
     },
   });
-  app = await createApp({ logger: { level: 'info', stream }, routes: [path('items/', Items)] });
+  app = await createApp({ logger: { level, stream }, routes: [path('items/', Items)] });
   return { app, text: () => text, lines: () => text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>) };
 }
 
@@ -76,5 +76,74 @@ describe('request log lines say which request', () => {
     const done = log.lines().find((l) => l['msg'] === 'request completed')!;
     expect(done['url']).toBe(redacted);
     expect(log.text()).not.toMatch(/SECRET\d/);
+  });
+});
+
+describe('request lines come from listeners Trestle adds, not from Fastify', () => {
+  it("at warn a response gets an error listener only, at info a finish listener too; each completion is one line", async () => {
+    const log = await logged('warn');
+    const counts: [string, number, number][] = [];
+    // Fastify adds its response listeners before the onRequest hooks; Trestle's are added as the request comes in.
+    log.app.addHook('onRequest', (request, reply, done) => {
+      counts.push([log.app.log.level, reply.raw.listenerCount('finish'), reply.raw.listenerCount('error')]);
+      done();
+    });
+    const quiet = await log.app.inject({ url: '/items/', headers: { accept: 'application/json' } });
+    expect([quiet.statusCode, quiet.json()]).toEqual([200, [{ id: 1 }]]);
+    log.app.log.level = 'info';
+    const loud = await log.app.inject({ url: '/items/', headers: { accept: 'application/json' } });
+    expect([loud.statusCode, loud.json()]).toEqual([200, [{ id: 1 }]]);
+    expect(counts[0]![2]).toBe(counts[1]![2]);
+    expect(counts[0]![2]).toBeGreaterThan(0);
+    expect(counts.map(([level, finish]) => [level, finish - counts[0]![1]])).toEqual([
+      ['warn', 0],
+      ['info', 1],
+    ]);
+    // Only the request at info wrote lines: one start, one completion.
+    expect(log.lines().map((l) => [l['msg'], l['reqId']])).toEqual([
+      ['incoming request', loud.headers['x-request-id']],
+      ['request completed', loud.headers['x-request-id']],
+    ]);
+  });
+
+  it('a response that errors is logged at error at every level, with which request it was', async () => {
+    const log = await logged('warn');
+    log.app.addHook('onRequest', (_request, reply, done) => {
+      reply.raw.emit('error', new Error('socket gone'));
+      done();
+    });
+    // Through a socket: the injected response takes an error as the end of the request.
+    await log.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = log.app.server.address() as { port: number };
+    const res = await fetch(`http://127.0.0.1:${port}/items/?token=SECRET9`, { headers: { accept: 'application/json', 'x-user': '4' } });
+    expect([res.status, res.headers.get('content-type'), await res.json()]).toEqual([200, 'application/json', [{ id: 1 }]]);
+    const lines = log.lines();
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ level: 50, msg: 'request errored', reqId: res.headers.get('x-request-id'), method: 'GET', url: '/items/?token=[redacted]' });
+    expect((lines[0]!['err'] as { message: string }).message).toBe('socket gone');
+  });
+
+  it("a route's onResponse hook still runs, and the completion line is written once", async () => {
+    const log = await logged('info');
+    const seen: number[] = [];
+    log.app.addHook('onResponse', (_request, reply, done) => {
+      seen.push(reply.statusCode);
+      done();
+    });
+    const res = await log.app.inject({ url: '/items/', headers: { accept: 'application/json' } });
+    expect([res.statusCode, res.json()]).toEqual([200, [{ id: 1 }]]);
+    expect(seen).toEqual([200]);
+    expect(log.lines().filter((l) => l['msg'] === 'request completed')).toHaveLength(1);
+  });
+});
+
+describe('the logger option', () => {
+  it('takes true, pino options with a stream, and refuses a logger instance', async () => {
+    app = await createApp({ logger: true, routes: [path('items/', Items)] });
+    expect(app.log.level).toBe('info');
+    await app.close();
+    app = null;
+    const { pino } = await import('pino');
+    await expect(createApp({ logger: pino() as never, routes: [] })).rejects.toThrow(/pino's options, not a logger/);
   });
 });
