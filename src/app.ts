@@ -269,7 +269,7 @@ export async function logsOnStderr<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Pino through Fastify: pretty lines on a terminal (when pino-pretty is installed), JSON lines otherwise. */
+/** The default logger's options (pino's): pretty lines on a terminal (when pino-pretty is installed), JSON lines otherwise. */
 export function defaultLogger(level = process.env['LOG_LEVEL'] ?? 'info'): Exclude<NonNullable<FastifyServerOptions['logger']>, boolean> {
   const stderr = logToStderr > 0;
   if ((stderr ? process.stderr : process.stdout).isTTY && prettyAvailable()) {

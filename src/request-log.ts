@@ -130,18 +130,16 @@ function isPinoLike(logger: FastifyBaseLogger): logger is PinoLike {
 export class DeferredChildLogger {
   readonly #parent: PinoLike;
   readonly #bindings: Record<string, unknown>;
-  readonly #makeChild: PinoLike['child'];
   #child: FastifyBaseLogger | null = null;
 
-  /** `makeChild`: pino's own `child` (not the deferring one on the logger), called on `parent` when a line is written. */
-  constructor(parent: PinoLike, bindings: Record<string, unknown>, makeChild: PinoLike['child']) {
+  /** `parent`: the app's logger, whose `child` is called when a line is written. */
+  constructor(parent: PinoLike, bindings: Record<string, unknown>) {
     this.#parent = parent;
     this.#bindings = bindings;
-    this.#makeChild = makeChild;
   }
 
   #made(): FastifyBaseLogger {
-    return (this.#child ??= this.#makeChild.call(this.#parent, this.#bindings));
+    return (this.#child ??= this.#parent.child(this.#bindings));
   }
 
   #writes(level: string): boolean {
@@ -250,16 +248,15 @@ type LoggerOption = Exclude<NonNullable<FastifyServerOptions['logger']>, false>;
  */
 export function appLogging(option: LoggerOption): AppLogging {
   const logger = makeLogger(option);
-  const makeChild = logger.child;
   const childLoggerFactory: ChildLoggerFactory = (_fastifyLogger, bindings, options) => {
-    if (isEmpty(options) && !logger.isLevelEnabled('info')) return new DeferredChildLogger(logger, bindings, makeChild) as unknown as FastifyBaseLogger;
-    return makeChild.call(logger, bindings, options);
+    if (isEmpty(options) && !logger.isLevelEnabled('info')) return new DeferredChildLogger(logger, bindings) as unknown as FastifyBaseLogger;
+    return logger.child(bindings, options);
   };
   return { logger, logController: new RequestLogController(), childLoggerFactory };
 }
 
 function makeLogger(option: LoggerOption): PinoLike {
-  if (option === true) return pino({ level: 'info', serializers: FASTIFY_SERIALIZERS });
+  if (option === true) return makeLogger({});
   if (isPinoLike(option as FastifyBaseLogger)) {
     throw new TypeError('The logger option takes pino\'s options, not a logger: pass the options the logger was made with.');
   }
