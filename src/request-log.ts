@@ -60,7 +60,12 @@ export class RequestLogController extends LogController {
     res.on('error', (err: Error) => this.#completed(err, request, reply));
     if (!infoEnabled(request.log)) return;
     (reply as unknown as Record<symbol, number>)[STARTED] = performance.now();
-    res.on('finish', () => this.#completed(null, request, reply));
+    res.on('finish', () => {
+      // Once: an injected response (light-my-request) emits `finish` itself and again when Node's end completes.
+      if ((reply as unknown as Record<symbol, true | undefined>)[FINISHED]) return;
+      (reply as unknown as Record<symbol, true>)[FINISHED] = true;
+      this.#completed(null, request, reply);
+    });
     // Shaped as the request, so the `req` serializer (Fastify's or the app's) reads the redacted URL.
     const req = { method: request.method, url: redactUrl(request.url), headers: request.headers, host: request.host, ip: request.ip, socket: request.socket };
     request.log.info({ req }, 'incoming request');
@@ -91,6 +96,8 @@ export class RequestLogController extends LogController {
 
 /** When a request's `incoming request` line was written: its `request completed` line gives the time since. */
 const STARTED = Symbol('trestle.requestStarted');
+/** Set when a request's `request completed` line has been written. */
+const FINISHED = Symbol('trestle.requestFinished');
 
 /**
  * Whether an `info` line would be written: at LOG_LEVEL=warn the fields of

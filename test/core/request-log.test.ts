@@ -137,6 +137,21 @@ describe('request lines come from listeners Trestle adds, not from Fastify', () 
   });
 });
 
+describe('one completion line per request', () => {
+  it('an injected response, which emits finish twice, is one completion line, also after the app closes', async () => {
+    const log = await logged('info');
+    const res = await log.app.inject({ url: '/items/', headers: { accept: 'application/json', 'x-user': '2' } });
+    expect([res.statusCode, res.headers['content-type'], res.json()]).toEqual([200, 'application/json', [{ id: 1 }]]);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await log.app.close();
+    app = null;
+    expect(log.lines().map((l) => [l['msg'], l['reqId'], l['userId']])).toEqual([
+      ['incoming request', res.headers['x-request-id'], undefined],
+      ['request completed', res.headers['x-request-id'], 2],
+    ]);
+  });
+});
+
 describe('the logger option', () => {
   it('takes true, pino options with a stream, and refuses a logger instance', async () => {
     app = await createApp({ logger: true, routes: [path('items/', Items)] });
