@@ -49,7 +49,6 @@ import { catalogueAdmin } from './catalogue/admin.js';
 export const settings: SettingsInput = {
   DEFAULT_AUTHENTICATION_CLASSES: [SessionAuthentication, BasicAuthentication, TokenAuthentication],
   DEFAULT_THROTTLE_RATES: authSettings.DEFAULT_THROTTLE_RATES,
-  PAGE_SIZE: 20,
 };
 
 const router = new DefaultRouter();
