@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -90,14 +90,19 @@ describe('trestle openapi on the example project', () => {
   let result: CliResult;
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'trestle-openapi-'));
+    // The example project with PAGE_SIZE and no DEFAULT_PAGINATION_CLASS, so that it starts with DRF's W001 warning.
+    const config = join(dir, 'trestle.config.ts');
+    writeFileSync(config, `import project from ${JSON.stringify(join(REPO, 'trestle.config.ts'))};
+export default { ...project, settings: { ...project.settings, PAGE_SIZE: 20 } };
+`);
     // A real process: the app's logger writes to the process's file descriptors.
-    result = await runTrestle(['openapi'], { cwd: REPO, env: { DATABASE_URL: `sqlite:${join(dir, 'db.sqlite3')}`, LOG_LEVEL: 'info' } });
+    result = await runTrestle(['openapi', '--config', config], { cwd: REPO, env: { DATABASE_URL: `sqlite:${join(dir, 'db.sqlite3')}`, LOG_LEVEL: 'info' } });
   }, 120_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('writes the document alone to stdout, and the start-up warning to stderr', () => {
     expect(result.code, result.stderr).toBe(0);
-    // The example sets PAGE_SIZE without DEFAULT_PAGINATION_CLASS (DRF's W001).
+    // PAGE_SIZE without DEFAULT_PAGINATION_CLASS (DRF's W001), logged while the app is made.
     expect(result.stderr).toContain('PAGE_SIZE');
     expect(result.stdout).not.toContain('PAGE_SIZE');
     const doc = JSON.parse(result.stdout) as OpenAPIDocument;
