@@ -122,7 +122,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Trestle
   const logging = options.logger === false ? null : appLogging(options.logger ?? defaultLogger());
   const fastify = Fastify({
     logger: false,
-    ...(logging === null ? {} : { logController: logging.logController, childLoggerFactory: logging.childLoggerFactory }),
+    ...(logging === null ? {} : { logController: logging.logController }),
     // X-Request-Id is honoured when it looks like an id; the header is checked here, not trusted.
     requestIdHeader: false,
     genReqId: (req) => {
@@ -145,7 +145,17 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Trestle
     // Called for every request before routing: the target in origin form, and the Content-Type hidden from Fastify.
     rewriteUrl: prepareRequest,
   });
-  if (logging !== null) fastify.log = logging.logger;
+  if (logging !== null) {
+    // What Fastify hands each request while no factory makes its logger: the controller then makes it (see appLogging).
+    logging.logController.fastifyLogger = fastify.log;
+    const fastifyFactory = fastify.childLoggerFactory;
+    const { childLoggerFactory } = logging;
+    fastify.addHook('onRoute', function (route) {
+      // A route's own log level or serializers reach a request logger only through a factory.
+      if ((route.logLevel || route.logSerializers) && !route.childLoggerFactory && this.childLoggerFactory === fastifyFactory) route.childLoggerFactory = childLoggerFactory;
+    });
+    fastify.log = logging.logger;
+  }
   watchIdleConnections(fastify.server, milliseconds(settings.IDLE_TIMEOUT));
   fastify.decorateRequest(API_REQUEST, null);
   for (const method of EXTRA_METHODS) {

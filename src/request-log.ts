@@ -53,7 +53,18 @@ function decodeName(raw: string): string {
  * ```
  */
 export class RequestLogController extends LogController {
+  readonly #logger: PinoLike;
+  /** The logger Fastify hands a request when no child logger factory applies (its null logger); set by `createApp`. */
+  fastifyLogger: unknown = undefined;
+
+  constructor(logger: PinoLike) {
+    super();
+    this.#logger = logger;
+  }
+
   override incomingRequest(request: FastifyRequest, reply: FastifyReply): void {
+    // Fastify made no request logger (no factory for this route, see `appLogging`): the request's is made here.
+    if (request.log === this.fastifyLogger) request.log = reply.log = requestLogger(this.#logger, this.requestIdLogLabel, request.id);
     if (this.isLogDisabled(request)) return;
     const res = reply.raw;
     // A response that errors (a socket written after its end, a destroyed stream) is always a line.
@@ -69,6 +80,11 @@ export class RequestLogController extends LogController {
     // Shaped as the request, so the `req` serializer (Fastify's or the app's) reads the redacted URL.
     const req = { method: request.method, url: redactUrl(request.url), headers: request.headers, host: request.host, ip: request.ip, socket: request.socket };
     request.log.info({ req }, 'incoming request');
+  }
+
+  /** A request refused while the app closes: Fastify hands over its null logger, the line goes to the app's. */
+  override serviceUnavailable(logger: FastifyBaseLogger, server: Parameters<LogController['serviceUnavailable']>[1]): void {
+    super.serviceUnavailable(logger === this.fastifyLogger ? this.#logger : logger, server);
   }
 
   /**
@@ -233,6 +249,7 @@ export interface AppLogging {
   /** The app's logger (`app.log`): pino, made from the `logger` option as Fastify makes it. */
   logger: FastifyBaseLogger;
   logController: RequestLogController;
+  /** For a route with its own `logLevel` or `logSerializers` only (see `appLogging`). */
   childLoggerFactory: ChildLoggerFactory;
 }
 
@@ -252,6 +269,13 @@ type LoggerOption = Exclude<NonNullable<FastifyServerOptions['logger']>, false>;
  * Fastify itself is given no logger: one it has makes it add a `finish` and
  * an `error` listener to every response, at every level, to write its
  * `request completed` line (see `RequestLogController` for Trestle's own).
+ * Nor is it given a child logger factory for the app: it checks each
+ * request logger a custom factory returns (seven method lookups per
+ * request), and with no logger and its own factory it makes none, so the
+ * controller makes each request's as the request comes in. Only a route
+ * with its own `logLevel` or `logSerializers` gets `childLoggerFactory`
+ * (`createApp` adds it when the route is registered): Fastify passes those
+ * options to the factory, and the request's logger is pino's child.
  */
 export function appLogging(option: LoggerOption): AppLogging {
   const logger = makeLogger(option);
@@ -259,7 +283,14 @@ export function appLogging(option: LoggerOption): AppLogging {
     if (isEmpty(options) && !logger.isLevelEnabled('info')) return new DeferredChildLogger(logger, bindings) as unknown as FastifyBaseLogger;
     return logger.child(bindings, options);
   };
-  return { logger, logController: new RequestLogController(), childLoggerFactory };
+  return { logger, logController: new RequestLogController(logger), childLoggerFactory };
+}
+
+/** A request's logger: `reqId` (or the app's label) bound; deferred while `info` lines are off. */
+function requestLogger(logger: PinoLike, label: string, id: string): FastifyBaseLogger {
+  const bindings: Record<string, unknown> = label === 'reqId' ? { reqId: id } : { [label]: id };
+  if (!logger.isLevelEnabled('info')) return new DeferredChildLogger(logger, bindings) as unknown as FastifyBaseLogger;
+  return logger.child(bindings);
 }
 
 function makeLogger(option: LoggerOption): PinoLike {

@@ -152,6 +152,48 @@ describe('one completion line per request', () => {
   });
 });
 
+describe("each request's logger", () => {
+  it('is made by Trestle with the request id, for a route, an unknown route and a route with its own log level', async () => {
+    const log = await logged('warn');
+    const { DeferredChildLogger } = await import('../../src/request-log.js');
+    const loggers: [string, boolean, string, boolean][] = [];
+    log.app.addHook('onRequest', (request, reply, done) => {
+      loggers.push([request.url, request.log instanceof DeferredChildLogger, request.log.level, reply.log === request.log]);
+      request.log.warn({ step: 'onRequest' }, 'seen');
+      done();
+    });
+    // A route of Fastify's own with its log level: pino's child at that level, made through the factory.
+    log.app.get('/debugged/', { logLevel: 'debug' }, async (request) => {
+      request.log.debug('debug line');
+      return { debugged: true };
+    });
+    const item = await log.app.inject({ url: '/items/', headers: { accept: 'application/json' } });
+    expect([item.statusCode, item.json()]).toEqual([200, [{ id: 1 }]]);
+    const missing = await log.app.inject({ url: '/nothing/', headers: { accept: 'application/json' } });
+    expect([missing.statusCode, missing.json()]).toEqual([404, { detail: 'Not found.' }]);
+    const debugged = await log.app.inject({ url: '/debugged/' });
+    expect([debugged.statusCode, debugged.headers['content-type'], debugged.json()]).toEqual([200, 'application/json; charset=utf-8', { debugged: true }]);
+    expect(loggers).toEqual([
+      ['/items/', true, 'warn', true],
+      ['/nothing/', true, 'warn', true],
+      ['/debugged/', false, 'debug', true],
+    ]);
+    // Fastify's own route sends no X-Request-Id; its id is the one its lines share.
+    const debuggedId = log.lines()[2]!['reqId'];
+    expect(typeof debuggedId).toBe('string');
+    // At debug the route writes its request lines too.
+    expect(log.lines().map((l) => [l['level'], l['msg'], l['reqId']])).toEqual([
+      [40, 'seen', item.headers['x-request-id']],
+      [40, 'seen', missing.headers['x-request-id']],
+      [30, 'incoming request', debuggedId],
+      [40, 'seen', debuggedId],
+      [20, 'debug line', debuggedId],
+      [30, 'request completed', debuggedId],
+    ]);
+    expect(debuggedId).not.toBe(item.headers['x-request-id']);
+  });
+});
+
 describe('the logger option', () => {
   it('takes true, pino options with a stream, and refuses a logger instance', async () => {
     app = await createApp({ logger: true, routes: [path('items/', Items)] });
