@@ -64,19 +64,18 @@ export class RequestLogController extends LogController {
 
   override incomingRequest(request: FastifyRequest, reply: FastifyReply): void {
     // Fastify made no request logger (no factory for this route, see `appLogging`): the request's is made here.
-    if (request.log === this.fastifyLogger) request.log = reply.log = requestLogger(this.#logger, this.requestIdLogLabel, request.id);
+    if (request.log === this.fastifyLogger) {
+      const label = this.requestIdLogLabel;
+      request.log = reply.log = requestChild(this.#logger, label === 'reqId' ? { reqId: request.id } : { [label]: request.id });
+    }
     if (this.isLogDisabled(request)) return;
     const res = reply.raw;
     // A response that errors (a socket written after its end, a destroyed stream) is always a line.
     res.on('error', (err: Error) => this.#completed(err, request, reply));
     if (!infoEnabled(request.log)) return;
     (reply as unknown as Record<symbol, number>)[STARTED] = performance.now();
-    res.on('finish', () => {
-      // Once: an injected response (light-my-request) emits `finish` itself and again when Node's end completes.
-      if ((reply as unknown as Record<symbol, true | undefined>)[FINISHED]) return;
-      (reply as unknown as Record<symbol, true>)[FINISHED] = true;
-      this.#completed(null, request, reply);
-    });
+    // Once: an injected response (light-my-request) emits `finish` itself and again when Node's end completes.
+    res.once('finish', () => this.#completed(null, request, reply));
     // Shaped as the request, so the `req` serializer (Fastify's or the app's) reads the redacted URL.
     const req = { method: request.method, url: redactUrl(request.url), headers: request.headers, host: request.host, ip: request.ip, socket: request.socket };
     request.log.info({ req }, 'incoming request');
@@ -112,8 +111,6 @@ export class RequestLogController extends LogController {
 
 /** When a request's `incoming request` line was written: its `request completed` line gives the time since. */
 const STARTED = Symbol('trestle.requestStarted');
-/** Set when a request's `request completed` line has been written. */
-const FINISHED = Symbol('trestle.requestFinished');
 
 /**
  * Whether an `info` line would be written: at LOG_LEVEL=warn the fields of
@@ -279,18 +276,14 @@ type LoggerOption = Exclude<NonNullable<FastifyServerOptions['logger']>, false>;
  */
 export function appLogging(option: LoggerOption): AppLogging {
   const logger = makeLogger(option);
-  const childLoggerFactory: ChildLoggerFactory = (_fastifyLogger, bindings, options) => {
-    if (isEmpty(options) && !logger.isLevelEnabled('info')) return new DeferredChildLogger(logger, bindings) as unknown as FastifyBaseLogger;
-    return logger.child(bindings, options);
-  };
+  const childLoggerFactory: ChildLoggerFactory = (_fastifyLogger, bindings, options) => requestChild(logger, bindings, options);
   return { logger, logController: new RequestLogController(logger), childLoggerFactory };
 }
 
-/** A request's logger: `reqId` (or the app's label) bound; deferred while `info` lines are off. */
-function requestLogger(logger: PinoLike, label: string, id: string): FastifyBaseLogger {
-  const bindings: Record<string, unknown> = label === 'reqId' ? { reqId: id } : { [label]: id };
-  if (!logger.isLevelEnabled('info')) return new DeferredChildLogger(logger, bindings) as unknown as FastifyBaseLogger;
-  return logger.child(bindings);
+/** A request's logger: deferred while `info` lines are off and the route sets no options of its own, else pino's child. */
+function requestChild(logger: PinoLike, bindings: Record<string, unknown>, options?: ChildOptions): FastifyBaseLogger {
+  if (isEmpty(options) && !logger.isLevelEnabled('info')) return new DeferredChildLogger(logger, bindings) as unknown as FastifyBaseLogger;
+  return logger.child(bindings, options);
 }
 
 function makeLogger(option: LoggerOption): PinoLike {
