@@ -1,4 +1,6 @@
-import type { Field, FieldContext, FieldFlags } from './field.js';
+import type { ErrorDetail } from '../exceptions.js';
+import { isThenable } from '../utils/thenable.js';
+import { FieldError, type Field, type FieldContext, type FieldFlags } from './field.js';
 import { CharField, DateTimeField, IntegerField, canonicalUtc } from './fields.js';
 import { HyperlinkedIdentityField, HyperlinkedRelatedField, linkTemplate, linkTurn } from './relations.js';
 
@@ -130,5 +132,103 @@ function integerLink(k: string, f: string): string {
   return (
     `typeof ${k} === "number" && ${k} >= 0 && Number.isSafeInteger(${k}) && typeof ${f}.link.viewName === "string" && ctx.request && ` +
     `(${f}.linkSlot.turn === turn.turn && turn.request === ctx.request ? (t = ${f}.linkSlot.template) : (t = link(${f}.link, ${f}.linkSlot, ctx.request))) !== null`
+  );
+}
+
+/** A writable field of a serializer: its name and the field. */
+export type WritableField = readonly [name: string, field: AnyField];
+
+/**
+ * Goes on from writable field `i`, whose converted value `pending` (maybe a
+ * promise) and validators are awaited, with the fields before it done
+ * (`out`, `errors`): where a field waits.
+ */
+export type InternalLater = (
+  input: Record<string, unknown>,
+  ctx: FieldContext,
+  i: number,
+  pending: unknown,
+  out: Record<string, unknown>,
+  errors: Record<string, ErrorDetail>,
+) => Promise<unknown>;
+
+export type CompiledInternal = (input: Record<string, unknown>, ctx: FieldContext) => unknown;
+
+type MakeInternal = (F: readonly AnyField[], later: InternalLater, fieldError: typeof FieldError, thenable: typeof isThenable, hasOwn: typeof Object.hasOwn) => CompiledInternal;
+
+const internalMakers = new Map<string, MakeInternal>();
+
+/**
+ * A serializer's validation of a body's fields (its `toInternal` on a dict)
+ * compiled for its writable fields, as `compileRepresentation` is for its
+ * output: each value read with a constant name, each field's `toInternal`
+ * called at a site of its own, the validated data built with constant keys
+ * in the fields' order. It gives what the generic loop gives, key for key
+ * and message for message; the first field whose value is a promise or that
+ * has validators hands over to `later`, which goes on the generic way.
+ * `null` when the fields cannot be compiled (too many, a `__proto__` field,
+ * or code generation from strings turned off).
+ */
+export function compileInternal(writable: readonly WritableField[], later: InternalLater): CompiledInternal | null {
+  if (writable.length > MAX_COMPILED_FIELDS) return null;
+  const lines: string[] = [];
+  for (let i = 0; i < writable.length; i++) {
+    const name = writable[i]![0];
+    if (name === '__proto__') return null;
+    const k = JSON.stringify(name);
+    const f = `f${i}`;
+    lines.push(
+      `g = hasOwn(input, ${k}) ? input[${k}] : undefined;`,
+      `if (g === undefined) {`,
+      `  if (!partial) {`,
+      `    if (${f}.hasDefault) out[${k}] = ${f}.getDefault();`,
+      `    else if (${f}.required) (errors ??= {})[${k}] = [${f}.message("required")];`,
+      `  }`,
+      `} else if (g === null) {`,
+      `  if (${f}.allowNull) out[${k}] = null;`,
+      `  else (errors ??= {})[${k}] = [${f}.message("null")];`,
+      `} else {`,
+      `  ok = true;`,
+      `  try { v = ${f}.toInternal(g, ctx); } catch (e) { if (!(e instanceof FieldError)) throw e; (errors ??= {})[${k}] = e.detail; ok = false; }`,
+      `  if (ok) {`,
+      `    if (thenable(v) || ${f}.validators.length > 0) return later(input, ctx, ${i}, v, out, errors ?? {});`,
+      `    out[${k}] = v;`,
+      `  }`,
+      `}`,
+    );
+  }
+  const source = [
+    '"use strict";',
+    'const out = {};',
+    'const partial = ctx.partial;',
+    'let g, v, ok, errors = null;',
+    ...lines,
+    'if (errors !== null) throw new FieldError(errors);',
+    'return out;',
+  ].join('\n');
+  let make = internalMakers.get(source);
+  if (make === undefined) {
+    try {
+      make = new Function(
+        'F',
+        'later',
+        'FieldError',
+        'thenable',
+        'hasOwn',
+        `${writable.map((_, i) => `const f${i} = F[${i}];`).join('\n')}\nreturn function internal(input, ctx) {\n${source}\n};`,
+      ) as MakeInternal;
+    } catch {
+      // --disallow-code-generation-from-strings
+      return null;
+    }
+    if (internalMakers.size >= MAX_MAKERS) internalMakers.clear();
+    internalMakers.set(source, make);
+  }
+  return make(
+    writable.map(([, field]) => field),
+    later,
+    FieldError,
+    isThenable,
+    Object.hasOwn,
   );
 }

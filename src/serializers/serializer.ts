@@ -11,7 +11,7 @@ import {
   type JsonSchema,
   type SchemaMode,
 } from './field.js';
-import { compileRepresentation, type CompiledRepresentation, type ReadableField } from './compiled.js';
+import { compileInternal, compileRepresentation, type CompiledInternal, type CompiledRepresentation, type ReadableField, type WritableField } from './compiled.js';
 import { isThenable, promiseOf } from '../utils/thenable.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -81,7 +81,7 @@ export class Serializer<S extends Shape> extends Field<InputOf<S>, OutputOf<S>> 
   readonly name: string | undefined;
   /** Fields that are rendered, with the attribute path each reads. */
   private readonly readable: readonly ReadableField[];
-  private readonly writable: readonly (readonly [string, AnyField])[];
+  private readonly writable: readonly WritableField[];
   /**
    * `toRepresentation` compiled for `readable`, from its second call on (a
    * serializer declared per request and used once is not compiled); `null`
@@ -89,6 +89,9 @@ export class Serializer<S extends Shape> extends Field<InputOf<S>, OutputOf<S>> 
    */
   private compiledRepresentation: CompiledRepresentation | null | undefined = undefined;
   private representations = 0;
+  /** `toInternal` on a dict compiled for `writable`, from its second call on, as `compiledRepresentation`. */
+  private compiledInternal: CompiledInternal | null | undefined = undefined;
+  private internals = 0;
 
   constructor(readonly fields: S, options: SerializerOptions = {}) {
     super(options);
@@ -153,6 +156,11 @@ export class Serializer<S extends Shape> extends Field<InputOf<S>, OutputOf<S>> 
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
       this.fail('invalid', { datatype: pythonType(value) });
     }
+    let compiled = this.compiledInternal;
+    if (compiled === undefined && ++this.internals >= 2) {
+      compiled = this.compiledInternal = compileInternal(this.writable, (input, c, i, pending, out, errors) => this.internalLater(input, c, i, pending, out, errors));
+    }
+    if (compiled) return compiled(value as Record<string, unknown>, ctx) as InputOf<S> | Promise<InputOf<S>>;
     return this.internalFrom(value as Record<string, unknown>, ctx, 0, {}, {});
   }
 
