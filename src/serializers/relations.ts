@@ -266,8 +266,7 @@ function hyperlink(options: Required<HyperlinkOptions>, slot: LinkTemplateSlot, 
 export function plainUrlPath(value: string, origin?: string): string | null {
   if (origin !== undefined && value.charCodeAt(origin.length) === 0x2f /* / */ && value.startsWith(origin) && plainOrigin(origin)) {
     // The request's own `scheme://host[:port]` then a `/`: the host is read as it was last time, only the rest is left.
-    const rest = PLAIN_PATH.exec(value.slice(origin.length));
-    return rest === null || DOT_SEGMENT.test(rest[1]!) ? null : rest[1]!;
+    return plainPathAt(value, origin.length);
   }
   const m = PLAIN_URL.exec(value);
   if (m === null) return null;
@@ -276,6 +275,36 @@ export function plainUrlPath(value: string, origin?: string): string | null {
   if (!IPV4.test(host!) && !(NAMES.test(host!) && LAST_LABEL_LETTER.test(host!))) return null;
   if (path === undefined) return '/';
   return DOT_SEGMENT.test(path) ? null : path;
+}
+
+/**
+ * The path of `value` from `start` (a `/`) to its end or its first `?` or
+ * `#`, when it has only the characters the URL parser keeps (those of
+ * `PLAIN_URL`'s path) and no `.` or `..` segment; else `null`.
+ */
+function plainPathAt(value: string, start: number): string | null {
+  const n = value.length;
+  let i = start;
+  let dot = false;
+  for (; i < n; i++) {
+    const c = value.charCodeAt(i);
+    if (c === 0x3f /* ? */ || c === 0x23 /* # */) break;
+    if (c > 0x7e || PATH_CHARS[c] === 0) return null;
+    if (c === 0x2e /* . */ && value.charCodeAt(i - 1) === 0x2f) dot = true;
+  }
+  const path = value.slice(start, i);
+  return dot && DOT_SEGMENT.test(path) ? null : path;
+}
+
+/** 1 for the characters of `PLAIN_URL`'s path. */
+const PATH_CHARS = new Uint8Array(0x7f);
+for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/") PATH_CHARS[c.charCodeAt(0)] = 1;
+
+/** `/^https?:/i.test(value)` without a regular expression. */
+export function hasHttpScheme(value: string): boolean {
+  if ((value.charCodeAt(0) | 0x20) !== 0x68 || (value.charCodeAt(1) | 0x20) !== 0x74 || (value.charCodeAt(2) | 0x20) !== 0x74 || (value.charCodeAt(3) | 0x20) !== 0x70) return false;
+  const c = value.charCodeAt(4);
+  return c === 0x3a /* : */ || ((c | 0x20) === 0x73 /* s */ && value.charCodeAt(5) === 0x3a);
 }
 
 /** True when `origin` (a request's `scheme://host[:port]`) is of the plain form; the last answer is kept (origins are shared strings). */
@@ -289,7 +318,6 @@ function plainOrigin(origin: string): boolean {
 let lastOrigin = '';
 let lastOriginPlain = false;
 
-const PLAIN_PATH = /^(\/[A-Za-z0-9\-._~!$&'()*+,;=:@/]*)(?:[?#][^]*)?$/;
 const PLAIN_URL = /^https?:\/\/([A-Za-z0-9.-]+)(?::([0-9]{1,5}))?(\/[A-Za-z0-9\-._~!$&'()*+,;=:@/]*)?(?:[?#][^]*)?$/;
 const IPV4_PART = '(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])';
 const IPV4 = new RegExp(`^${IPV4_PART}(?:\\.${IPV4_PART}){3}$`);
@@ -336,7 +364,7 @@ export class HyperlinkedRelatedField<R> extends RelatedField<R, string> {
     const request = ctx.request;
     if (!request) throw new TypeError('A hyperlinked field needs the request to read a URL.');
     let path = value;
-    if (/^https?:/i.test(value)) {
+    if (hasHttpScheme(value)) {
       const plain = plainUrlPath(value, request.origin);
       if (plain !== null) path = plain;
       else {

@@ -42,7 +42,7 @@ import {
   type FieldContext,
 } from '../../src/index.js';
 import { DateTimeField, canonicalUtc } from '../../src/serializers/fields.js';
-import { plainUrlPath } from '../../src/serializers/relations.js';
+import { hasHttpScheme, plainUrlPath } from '../../src/serializers/relations.js';
 
 // ------------------------------------------------------------------ declarations
 
@@ -489,5 +489,18 @@ describe('the path of a hyperlink read back', () => {
       { numRuns: 10_000 },
     );
     expect(throughOrigin).toBeGreaterThan(500);
+  });
+
+  it('starts with a scheme exactly where /^https?:/i says so', () => {
+    const start = fc.tuple(fc.constantFrom('', 'h', 'H', 'ht', 'http', 'HTTP', 'hTtP', 'https', 'HTTPS', 'httpx', 'htt', 'xhttp'), fc.constantFrom('', ':', 's:', 'S:', '//', 's', ':/'), fc.string({ maxLength: 4 }));
+    fc.assert(
+      fc.property(fc.oneof(start.map((p) => p.join('')), fc.string({ maxLength: 8 })), (value) => {
+        expect(hasHttpScheme(value), value).toBe(/^https?:/i.test(value));
+      }),
+      { numRuns: 5_000 },
+    );
+    expect(hasHttpScheme('HTTPS://x')).toBe(true);
+    expect(hasHttpScheme('http:')).toBe(true);
+    expect(hasHttpScheme('httpss:')).toBe(false);
   });
 });
