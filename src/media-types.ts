@@ -51,6 +51,8 @@ const MAX_PARSED_TYPES = 256;
  * strings request after request. The result is frozen, its `params` too.
  */
 export function parsedMediaType(text: string): MediaType {
+  // The last text first: a request's Content-Type is a fresh string each time, compared here rather than hashed.
+  if (text === lastText) return lastType!;
   let found = parsedTypes.get(text);
   if (found === undefined) {
     const parsed = parseMediaType(text);
@@ -59,8 +61,12 @@ export function parsedMediaType(text: string): MediaType {
     if (parsedTypes.size >= MAX_PARSED_TYPES) parsedTypes.clear();
     parsedTypes.set(text, found);
   }
+  lastText = text;
+  lastType = found;
   return found;
 }
+let lastText: string | undefined;
+let lastType: MediaType | undefined;
 
 /**
  * True when `lhs` (what the server offers: a renderer's or parser's type)

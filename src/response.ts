@@ -24,9 +24,10 @@ export class Response<T = unknown> {
   /** Sets a header, replacing any value with the same name (case-insensitive). */
   setHeader(name: string, value: string): this {
     const headers = this.headers;
-    const lower = name.toLowerCase();
+    let lower: string | undefined;
     for (const key in headers) {
-      if (key !== name && key.toLowerCase() === lower) delete headers[key];
+      // Only a name of the same length can match ignoring case: the others are not lower-cased.
+      if (key !== name && key.length === name.length && key.toLowerCase() === (lower ??= name.toLowerCase())) delete headers[key];
     }
     headers[name] = value;
     return this;
@@ -34,10 +35,10 @@ export class Response<T = unknown> {
 
   getHeader(name: string): string | undefined {
     const headers = this.headers;
-    const lower = name.toLowerCase();
+    let lower: string | undefined;
     for (const key in headers) {
       // The first name that matches ignoring case, as Object.keys order gives it.
-      if (key === name || key.toLowerCase() === lower) return headers[key];
+      if (key === name || (key.length === name.length && key.toLowerCase() === (lower ??= name.toLowerCase()))) return headers[key];
     }
     return undefined;
   }

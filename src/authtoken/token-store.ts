@@ -189,8 +189,8 @@ export class TokenStore {
       isActive: fromDbBoolean(row.is_active),
       isStaff: fromDbBoolean(row.is_staff),
       isSuperuser: fromDbBoolean(row.is_superuser),
-      dateJoined: storedTime(row.date_joined),
-      lastLogin: storedTime(row.last_login),
+      dateJoined: storedTime(row.date_joined, TimeSlot.DateJoined),
+      lastLogin: storedTime(row.last_login, TimeSlot.LastLogin),
     });
     if (this.mode !== 'multi') return { token: toToken(row, key), user };
     // One frozen object for the token: spreading an already frozen one takes V8's slow path.
@@ -458,9 +458,9 @@ function infoFields(row: TokenRow): { -readonly [F in keyof TokenInfo]: TokenInf
     id: Number(row.id),
     userId: Number(row.user_id),
     name: row.name,
-    created: storedTime(row.created),
-    expiresAt: storedTime(row.expires),
-    lastUsedAt: storedTime(row.last_used),
+    created: storedTime(row.created, TimeSlot.Created),
+    expiresAt: storedTime(row.expires, TimeSlot.Expires),
+    lastUsedAt: storedTime(row.last_used, TimeSlot.LastUsed),
   };
 }
 
@@ -468,21 +468,31 @@ function infoFields(row: TokenRow): { -readonly [F in keyof TokenInfo]: TokenInf
  * `fromDbTimestamp`, with the text of recent timestamps remembered as
  * milliseconds: a token's and its user's times come back on every request
  * it authenticates, and a `Date` from a number skips the date parser. Each
- * call still gets its own `Date`.
+ * column (`slot`) first compares with the text it read last (a fresh string
+ * is compared, not hashed), then looks in the map. Each call still gets its
+ * own `Date`.
  */
-function storedTime(value: string | Date): Date;
-function storedTime(value: string | Date | null): Date | null;
-function storedTime(value: string | Date | null): Date | null {
+function storedTime(value: string | Date, slot: TimeSlot): Date;
+function storedTime(value: string | Date | null, slot: TimeSlot): Date | null;
+function storedTime(value: string | Date | null, slot: TimeSlot): Date | null {
   if (typeof value !== 'string') return fromDbTimestamp(value);
+  if (value === lastTexts[slot]) return new Date(lastTimes[slot]!);
   let ms = parsedTimes.get(value);
   if (ms === undefined) {
     ms = fromDbTimestamp(value).getTime();
     if (parsedTimes.size >= 1000) parsedTimes.clear();
     parsedTimes.set(value, ms);
   }
+  lastTexts[slot] = value;
+  lastTimes[slot] = ms;
   return new Date(ms);
 }
 const parsedTimes = new Map<string, number>();
+/** The column a timestamp was read from (its own last text in `lastTexts`). */
+const TimeSlot = { Created: 0, Expires: 1, LastUsed: 2, DateJoined: 3, LastLogin: 4 } as const;
+type TimeSlot = (typeof TimeSlot)[keyof typeof TimeSlot];
+const lastTexts: (string | undefined)[] = [undefined, undefined, undefined, undefined, undefined];
+const lastTimes = new Float64Array(5);
 
 function toInfo(row: TokenRow): TokenInfo {
   return Object.freeze(infoFields(row));

@@ -1,5 +1,4 @@
 import type { ErrorDetail } from '../exceptions.js';
-import { isThenable } from '../utils/thenable.js';
 import { FieldError, type Field, type FieldContext, type FieldFlags } from './field.js';
 import { CharField, DateTimeField, IntegerField, canonicalUtc } from './fields.js';
 import { HyperlinkedIdentityField, HyperlinkedRelatedField, linkTemplate, linkTurn } from './relations.js';
@@ -154,7 +153,7 @@ export type InternalLater = (
 
 export type CompiledInternal = (input: Record<string, unknown>, ctx: FieldContext) => unknown;
 
-type MakeInternal = (F: readonly AnyField[], later: InternalLater, fieldError: typeof FieldError, thenable: typeof isThenable, hasOwn: typeof Object.hasOwn) => CompiledInternal;
+type MakeInternal = (F: readonly AnyField[], later: InternalLater, fieldError: typeof FieldError, hasOwn: typeof Object.hasOwn) => CompiledInternal;
 
 const internalMakers = new Map<string, MakeInternal>();
 
@@ -191,7 +190,10 @@ export function compileInternal(writable: readonly WritableField[], later: Inter
       `  ok = true;`,
       `  try { v = ${f}.toInternal(g, ctx); } catch (e) { if (!(e instanceof FieldError)) throw e; (errors ??= {})[${k}] = e.detail; ok = false; }`,
       `  if (ok) {`,
-      `    if (thenable(v) || ${f}.validators.length > 0) return later(input, ctx, ${i}, v, out, errors ?? {});`,
+      // isThenable, written out: this site's own read of \`then\` sees this field's values only.
+      `    if ((typeof v === "object" && v !== null ? v instanceof Promise || typeof v.then === "function" : typeof v === "function" && typeof v.then === "function") || ${f}.validators.length > 0) {`,
+      `      return later(input, ctx, ${i}, v, out, errors ?? {});`,
+      `    }`,
       `    out[${k}] = v;`,
       `  }`,
       `}`,
@@ -213,7 +215,6 @@ export function compileInternal(writable: readonly WritableField[], later: Inter
         'F',
         'later',
         'FieldError',
-        'thenable',
         'hasOwn',
         `${writable.map((_, i) => `const f${i} = F[${i}];`).join('\n')}\nreturn function internal(input, ctx) {\n${source}\n};`,
       ) as MakeInternal;
@@ -228,7 +229,6 @@ export function compileInternal(writable: readonly WritableField[], later: Inter
     writable.map(([, field]) => field),
     later,
     FieldError,
-    isThenable,
     Object.hasOwn,
   );
 }

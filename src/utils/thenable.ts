@@ -6,7 +6,10 @@
 export function isThenable<T>(value: T | Promise<T>): value is Promise<T>;
 export function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T>;
 export function isThenable(value: unknown): boolean {
-  return typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
+  // Strings, numbers and the like are never read for a `then` (V8 would look it up on their prototypes), nor
+  // are promises: this one check runs for every kind of value, so its property read is a megamorphic lookup.
+  if (typeof value !== 'object' || value === null) return typeof value === 'function' && typeof (value as { then?: unknown }).then === 'function';
+  return value instanceof Promise || typeof (value as { then?: unknown }).then === 'function';
 }
 
 /**

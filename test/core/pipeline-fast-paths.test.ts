@@ -84,6 +84,9 @@ describe('patchVary', () => {
     [{ Vary: 'Accept' }, ['Cookie']],
     [{ vary: 'Accept' }, ['accept']],
     [{ VARY: 'Accept, Cookie' }, ['Origin', 'cookie']],
+    // Other headers beside it, of the same length as `Vary` and not.
+    [{ Link: '<a>', Location: '/b/', vary: 'Accept' }, ['Cookie']],
+    [{ Allow: 'GET', Link: '<a>' }, ['Accept', 'Cookie']],
   ];
   for (const [headers, names] of cases) {
     it(`${JSON.stringify(headers)} + ${JSON.stringify(names)}`, () => {
