@@ -28,6 +28,29 @@ type Make = (F: readonly AnyField[], finish: FinishRepresentation, link: typeof 
 const makers = new Map<string, Make>();
 const MAX_MAKERS = 500;
 
+/**
+ * The maker of a compiled function (`fn`, its name and parameters, with
+ * `source` as its body), taking `params` and giving the fields `F` to the
+ * body as `f0`, `f1`, …: from `cache` when a serializer compiled the same
+ * source before, else made and kept. `null` when code generation from
+ * strings is turned off.
+ */
+function makerOf<M>(cache: Map<string, M>, params: readonly string[], fields: number, fn: string, source: string): M | null {
+  let make = cache.get(source);
+  if (make === undefined) {
+    const consts = Array.from({ length: fields }, (_, i) => `const f${i} = F[${i}];`).join('\n');
+    try {
+      make = new Function(...params, `${consts}\nreturn function ${fn} {\n${source}\n};`) as M;
+    } catch {
+      // --disallow-code-generation-from-strings
+      return null;
+    }
+    if (cache.size >= MAX_MAKERS) cache.clear();
+    cache.set(source, make);
+  }
+  return make;
+}
+
 /** Past this many fields the generic loop is kept (the compiled source grows with the square of the count). */
 const MAX_COMPILED_FIELDS = 64;
 
@@ -63,24 +86,8 @@ export function compileRepresentation(readable: readonly ReadableField[], finish
     ...lines,
     `return { ${keys.join(', ')} };`,
   ].join('\n');
-  let make = makers.get(source);
-  if (make === undefined) {
-    try {
-      make = new Function(
-        'F',
-        'finish',
-        'link',
-        'turn',
-        'utc',
-        `${readable.map((_, i) => `const f${i} = F[${i}];`).join('\n')}\nreturn function representation(instance, ctx) {\n${source}\n};`,
-      ) as Make;
-    } catch {
-      // --disallow-code-generation-from-strings
-      return null;
-    }
-    if (makers.size >= MAX_MAKERS) makers.clear();
-    makers.set(source, make);
-  }
+  const make = makerOf(makers, ['F', 'finish', 'link', 'turn', 'utc'], readable.length, 'representation(instance, ctx)', source);
+  if (make === null) return null;
   return make(
     readable.map(([, field]) => field),
     finish,
@@ -208,23 +215,8 @@ export function compileInternal(writable: readonly WritableField[], later: Inter
     'if (errors !== null) throw new FieldError(errors);',
     'return out;',
   ].join('\n');
-  let make = internalMakers.get(source);
-  if (make === undefined) {
-    try {
-      make = new Function(
-        'F',
-        'later',
-        'FieldError',
-        'hasOwn',
-        `${writable.map((_, i) => `const f${i} = F[${i}];`).join('\n')}\nreturn function internal(input, ctx) {\n${source}\n};`,
-      ) as MakeInternal;
-    } catch {
-      // --disallow-code-generation-from-strings
-      return null;
-    }
-    if (internalMakers.size >= MAX_MAKERS) internalMakers.clear();
-    internalMakers.set(source, make);
-  }
+  const make = makerOf(internalMakers, ['F', 'later', 'FieldError', 'hasOwn'], writable.length, 'internal(input, ctx)', source);
+  if (make === null) return null;
   return make(
     writable.map(([, field]) => field),
     later,
