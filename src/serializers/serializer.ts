@@ -11,7 +11,7 @@ import {
   type JsonSchema,
   type SchemaMode,
 } from './field.js';
-import { compileInternal, compileRepresentation, type CompiledInternal, type CompiledRepresentation, type ReadableField, type WritableField } from './compiled.js';
+import { compileInternal, compileRepresentation, type CompiledInternal, type CompiledRepresentation, type InternalLater, type ReadableField, type WritableField } from './compiled.js';
 import { isThenable, promiseOf } from '../utils/thenable.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -158,7 +158,7 @@ export class Serializer<S extends Shape> extends Field<InputOf<S>, OutputOf<S>> 
     }
     let compiled = this.compiledInternal;
     if (compiled === undefined && ++this.internals >= 2) {
-      compiled = this.compiledInternal = compileInternal(this.writable, (input, c, i, pending, out, errors) => this.internalLater(input, c, i, pending, out, errors));
+      compiled = this.compiledInternal = compileInternal(this.writable, (...args) => this.internalLater(...args));
     }
     if (compiled) return compiled(value as Record<string, unknown>, ctx) as InputOf<S> | Promise<InputOf<S>>;
     return this.internalFrom(value as Record<string, unknown>, ctx, 0, {}, {});
@@ -203,14 +203,7 @@ export class Serializer<S extends Shape> extends Field<InputOf<S>, OutputOf<S>> 
   }
 
   /** Field `i`'s value (`pending`, maybe a promise) and its validators awaited, then the fields after it. */
-  private async internalLater(
-    input: Record<string, unknown>,
-    ctx: FieldContext,
-    i: number,
-    pending: unknown,
-    out: Record<string, unknown>,
-    errors: Record<string, ErrorDetail>,
-  ): Promise<InputOf<S>> {
+  private async internalLater(...[input, ctx, i, pending, out, errors]: Parameters<InternalLater>): Promise<InputOf<S>> {
     const [name, field] = this.writable[i]!;
     try {
       out[name] = isThenable(pending) ? await pending : pending;
