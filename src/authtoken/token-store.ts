@@ -1,5 +1,5 @@
 import { CompiledQuery, createQueryId, type Kysely, type Selectable, type Transaction } from 'kysely';
-import { readNow } from '../db/direct.js';
+import { readFirstNow } from '../db/direct.js';
 import { promiseOf } from '../utils/thenable.js';
 import type { DB } from '../db/schema.js';
 import { fromDbBoolean, fromDbTimestamp, toDbTimestamp } from '../db/schema.js';
@@ -165,15 +165,15 @@ export class TokenStore {
 
   /**
    * `lookup` without a promise where the database answers at once (SQLite
-   * outside a transaction, see `readNow`); else a promise, as `lookup`.
+   * outside a transaction, see `readFirstNow`); else a promise, as `lookup`.
    * Token authentication calls this one.
    */
   lookupNow(key: string): TokenLookup | null | Promise<TokenLookup | null> {
     if (typeof key !== 'string' || key.length === 0 || key.length > MAX_KEY_LENGTH) return null;
     const digest = digestKey(key);
     const executor = this.db.getExecutor();
-    const rows = readNow<LookupRow>(executor, { sql: this.lookupSql(), parameters: [digest] });
-    if (rows !== undefined) return this.found(rows[0], key);
+    const row = readFirstNow<LookupRow>(executor, { sql: this.lookupSql(), parameters: [digest] });
+    if (row !== undefined) return this.found(row ?? undefined, key);
     // One promise from the query to the caller: no async function in between.
     return this.db.executeQuery(this.lookupQuery(digest)).then((result) => this.found(result.rows[0], key));
   }

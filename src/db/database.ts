@@ -208,13 +208,15 @@ function installDirectReads(db: Kysely<DB>, sqlite: BetterSqlite3.Database, stat
   const execute = executor.executeQuery.bind(executor);
   const direct = executor as { executeQuery: QueryExecutor['executeQuery'] };
   const readers = new RowReaders(sqlite, statements);
-  const now: ReadNow = (compiled) =>
-    !sqlite.inTransaction && executor.plugins.length === 0 ? readers.read(compiled.sql, compiled.parameters) : undefined;
+  const now: ReadNow = {
+    all: (compiled) => (!sqlite.inTransaction && executor.plugins.length === 0 ? readers.read(compiled.sql, compiled.parameters) : undefined),
+    first: (compiled) => (!sqlite.inTransaction && executor.plugins.length === 0 ? readers.first(compiled.sql, compiled.parameters) : undefined),
+  };
   setReadNow(executor, now);
   direct.executeQuery = <R>(compiled: CompiledQuery<R>): Promise<QueryResult<R>> => {
     let rows: R[] | undefined;
     try {
-      rows = now(compiled) as R[] | undefined;
+      rows = now.all(compiled) as R[] | undefined;
     } catch (err) {
       return Promise.reject(err);
     }
@@ -250,7 +252,7 @@ class RowReaders {
     let reader = this.#cache.get(sql);
     if (reader === undefined) reader = this.#learn(sql);
     if (reader !== null && !reader.stmt.busy) {
-      const rows = reader.stmt.all(parameters) as unknown[][];
+      const rows = run(reader.stmt, 'all', parameters) as unknown[][];
       const make = reader.make;
       const out: unknown[] = new Array(rows.length);
       for (let i = 0; i < rows.length; i++) out[i] = make(rows[i]!);
@@ -258,6 +260,18 @@ class RowReaders {
     }
     const stmt = this.statements.prepare(sql) as unknown as BetterSqlite3.Statement;
     return stmt.reader ? stmt.all(parameters) : undefined;
+  }
+
+  /** The first row of `sql` (`null` when none), or `undefined` when it does not read. */
+  first(sql: string, parameters: readonly unknown[]): unknown {
+    let reader = this.#cache.get(sql);
+    if (reader === undefined) reader = this.#learn(sql);
+    if (reader !== null && !reader.stmt.busy) {
+      const row = run(reader.stmt, 'get', parameters) as unknown[] | undefined;
+      return row === undefined ? null : reader.make(row);
+    }
+    const stmt = this.statements.prepare(sql) as unknown as BetterSqlite3.Statement;
+    return stmt.reader ? (stmt.get(parameters) ?? null) : undefined;
   }
 
   #learn(sql: string): RowReader | null {
@@ -271,6 +285,38 @@ class RowReaders {
     if (cache.size >= SQLITE_STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
     cache.set(sql, reader);
     return reader;
+  }
+}
+
+/**
+ * `stmt[method](parameters)`, the parameters passed as arguments where
+ * there are few and none is an object: better-sqlite3 binds an array's
+ * elements through V8's generic element lookup (`Object::Get(index)`, about
+ * 200 instructions each), arguments as they are. An object (a Buffer) keeps
+ * the array form, where better-sqlite3 does not read it as named parameters.
+ */
+function run(stmt: BetterSqlite3.Statement, method: 'all' | 'get', p: readonly unknown[]): unknown {
+  for (let i = 0; i < p.length; i++) {
+    const v = p[i];
+    if (typeof v === 'object' && v !== null) return stmt[method](p);
+  }
+  switch (p.length) {
+    case 0:
+      return stmt[method]();
+    case 1:
+      return stmt[method](p[0]);
+    case 2:
+      return stmt[method](p[0], p[1]);
+    case 3:
+      return stmt[method](p[0], p[1], p[2]);
+    case 4:
+      return stmt[method](p[0], p[1], p[2], p[3]);
+    case 5:
+      return stmt[method](p[0], p[1], p[2], p[3], p[4]);
+    case 6:
+      return stmt[method](p[0], p[1], p[2], p[3], p[4], p[5]);
+    default:
+      return stmt[method](p);
   }
 }
 

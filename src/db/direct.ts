@@ -101,8 +101,13 @@ export function executeTogetherOn(executor: QueryExecutor): ExecuteTogether | nu
   return together.get(executor) ?? null;
 }
 
-/** Runs a reading statement at once: its rows, or `undefined` when it cannot here. */
-export type ReadNow = (query: Pick<CompiledQuery, 'sql' | 'parameters'>) => unknown[] | undefined;
+/** Runs reading statements at once, where the driver can (SQLite's, outside a transaction). */
+export interface ReadNow {
+  /** The statement's rows, or `undefined` when it cannot here. */
+  all(query: Pick<CompiledQuery, 'sql' | 'parameters'>): unknown[] | undefined;
+  /** Its first row (`null` when none), without reading on past it; `undefined` when it cannot here. */
+  first(query: Pick<CompiledQuery, 'sql' | 'parameters'>): unknown;
+}
 
 const readsNow = new WeakMap<QueryExecutor, ReadNow>();
 
@@ -121,5 +126,17 @@ export function setReadNow(executor: QueryExecutor, read: ReadNow): void {
  */
 export function readNow<R>(executor: QueryExecutor, query: Pick<CompiledQuery<R>, 'sql' | 'parameters'>): R[] | undefined {
   const read = readsNow.get(executor);
-  return read === undefined ? undefined : (read(query) as R[] | undefined);
+  return read === undefined ? undefined : (read.all(query) as R[] | undefined);
+}
+
+/**
+ * `readNow(executor, query)?.[0]` for a read whose caller wants only its
+ * first row (a lookup by a unique key): `null` when there is none,
+ * `undefined` when it cannot be answered at once. The driver steps to the
+ * first row only and builds no array around it. Only for reads: a write
+ * (`INSERT … RETURNING`) must run to its end (see `readNow`).
+ */
+export function readFirstNow<R>(executor: QueryExecutor, query: Pick<CompiledQuery<R>, 'sql' | 'parameters'>): R | null | undefined {
+  const read = readsNow.get(executor);
+  return read === undefined ? undefined : (read.first(query) as R | null | undefined);
 }

@@ -2,7 +2,7 @@ import type { CompiledQuery, SelectQueryBuilder } from 'kysely';
 import type { Source } from '../pagination/base.js';
 import { isDatabaseInputError } from '../db/input-errors.js';
 import { deriveFrom, joinedOnce, listingOf, ownCompile, type Derived } from '../db/query-shapes.js';
-import { readNow } from '../db/direct.js';
+import { readFirstNow } from '../db/direct.js';
 
 /** True for a Kysely select builder (as opposed to an array). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -24,15 +24,15 @@ export async function listAll<T>(source: Source<T>): Promise<T[]> {
 export function findOneNow<T>(source: Source<T>, field: string, value: unknown): T | undefined | Promise<T | undefined> {
   if (isQueryBuilder(source)) {
     let found: Derived<T> | null;
-    let rows: T[] | undefined;
+    let row: T | null | undefined;
     try {
       found = findQuery(source, field, value);
-      if (found !== null) rows = readNow(found.executor, found.query);
+      if (found !== null) row = readFirstNow(found.executor, found.query);
     } catch (err) {
       if (isDatabaseInputError(err)) return undefined;
       throw err;
     }
-    if (rows !== undefined) return rows[0];
+    if (row !== undefined) return row ?? undefined;
     return findOneLater(source, found, field, value);
   }
   // Path parameters are typed by their converter; compare loosely across number/string.

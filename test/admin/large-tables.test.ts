@@ -32,7 +32,7 @@ function recordStatements(db: Kysely<unknown>): string[] {
   };
   // On SQLite a read may be answered at once, outside executeQuery (see readNow): here every
   // statement goes through executeQuery, so each is seen.
-  setReadNow(db.getExecutor(), () => undefined);
+  setReadNow(db.getExecutor(), { all: () => undefined, first: () => undefined });
   return seen;
 }
 

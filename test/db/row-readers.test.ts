@@ -13,6 +13,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, type Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, rowMaker, type Database } from '../../src/db/database.js';
+import { readFirstNow, readNow } from '../../src/db/direct.js';
 
 let dir: string;
 let database: Database;
@@ -83,5 +84,37 @@ describe('SQLite rows read as arrays', () => {
     other.exec('alter table t rename column a to z');
     await expect(run(sql, [1])).rejects.toThrow(/no such column: "?a/);
     expect(await run(star, [1])).toEqual([{ id: 1, z: 'one', c: Buffer.from([1, 2]), d: 9007199254740992, e: 'new' }]);
+  });
+
+  it('bind each count of parameters as better-sqlite3 binds them as an array, a Buffer and a bigint included', async () => {
+    const executor = database.db.getExecutor();
+    for (let n = 0; n <= 8; n++) {
+      // `id` in (…) with n parameters: 1, 2, 3 … and the rows they name.
+      const marks = Array.from({ length: n }, () => '+?').join(', ');
+      const sql = `select "id", "a" from "t" where "id" in (${marks || 'null'}) order by "id"`;
+      const parameters = Array.from({ length: n }, (_, i) => (i % 2 === 0 ? i + 1 : BigInt(i + 1)));
+      expect(readNow(executor, { sql, parameters })).toEqual(direct(sql, [parameters]));
+      expect(readFirstNow(executor, { sql, parameters })).toEqual(direct(sql, [parameters])[0] ?? null);
+    }
+    const blob = 'select "id" from "t" where "c" = +? and "id" > +?';
+    expect(readNow(executor, { sql: blob, parameters: [Buffer.from([1, 2]), 0] })).toEqual([{ id: 1 }]);
+    // A plain object is no value to bind: refused as better-sqlite3 refuses it in an array, not read as named parameters.
+    expect(() => readNow(executor, { sql: blob, parameters: [{ c: 1 }, 0] })).toThrow(/can only bind/);
+    expect(() => readFirstNow(executor, { sql: blob, parameters: [{ c: 1 }, 0] })).toThrow(/can only bind/);
+  });
+
+  it('read the first row alone: null when there is none, undefined inside a transaction (Kysely\'s way then)', async () => {
+    const executor = database.db.getExecutor();
+    const sql = 'select "id", "a" from "t" where "id" >= +? order by "id"';
+    expect(readFirstNow(executor, { sql, parameters: [2] })).toEqual({ id: 2, a: null });
+    expect(readFirstNow(executor, { sql, parameters: [9] })).toBeNull();
+    expect(readFirstNow(executor, { sql: 'select * from "t" where "id" = +?', parameters: [3] })).toEqual(direct('select * from "t" where "id" = 3')[0]);
+    // The statement is left ready: the same read again, and all of it, give the same rows.
+    expect(readFirstNow(executor, { sql, parameters: [2] })).toEqual({ id: 2, a: null });
+    expect(readNow(executor, { sql, parameters: [2] })).toEqual(direct(sql, [2]));
+    await database.db.transaction().execute(async (trx) => {
+      expect(readFirstNow(trx.getExecutor(), { sql, parameters: [2] })).toBeUndefined();
+      expect(readFirstNow(executor, { sql, parameters: [2] })).toBeUndefined();
+    });
   });
 });
