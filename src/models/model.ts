@@ -189,6 +189,17 @@ export class Model<Name extends string = string, F extends FieldMap = FieldMap, 
     return out;
   }
 
+  /**
+   * What `fillInsertValues` puts in `column` when it is omitted: its callable
+   * default, `null` for now (`autoNow`/`autoNowAdd`), `undefined` when it
+   * fills nothing there.
+   * @internal
+   */
+  insertFillOf(column: string): (() => unknown) | null | undefined {
+    for (const [c, fallback] of (this.insertFills ??= this.findInsertFills())) if (c === column) return fallback;
+    return undefined;
+  }
+
   /** The columns `insertValues` fills when omitted, in field order, each with its callable default (`null`: now, for `autoNow`/`autoNowAdd`); found once. */
   private insertFills: ReadonlyArray<readonly [string, (() => unknown) | null]> | undefined;
 

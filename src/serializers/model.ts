@@ -26,6 +26,7 @@ import {
   UUIDField,
   type AnyField,
 } from './fields.js';
+import { compileInsertParameters, hasKeys, type InsertParameters, type InsertSource, type ValueKind } from './compiled-insert.js';
 import { HyperlinkedIdentityField, HyperlinkedRelatedField, PrimaryKeyRelatedField, type RelatedField } from './relations.js';
 import { Serializer, type Shape } from './serializer.js';
 import { UniqueTogetherValidator, UniqueValidator } from './validators.js';
@@ -199,6 +200,19 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   createNow(db: Kysely<any>, data: Record<string, unknown>, _ctx: SaveContext = { request: null }): Saved<M> | Promise<Saved<M>> {
     this.refuseNestedWrites('create', data);
+    const compiled = this.compiledInserts;
+    const plain = Object.getPrototypeOf(data) === Object.prototype;
+    if (compiled.length > 0 && plain) {
+      const executor = db.getExecutor();
+      for (const insert of compiled) {
+        if (insert.executor !== executor || !hasKeys(data, insert.keys)) continue;
+        const parameters = insert.parameters(data);
+        if (parameters === null) continue;
+        const row = runKnownInsert(executor, insert.shape, parameters);
+        if (isThenable(row)) return row.then((r) => this.afterSave(db, r, data));
+        return this.afterSave(db, row, data);
+      }
+    }
     // columnValues' object is this insert's own: the model's fills go into it, no copy.
     const values = this.model.fillInsertValues(this.columnValues(data));
     // Django's save() gives an omitted string field with no default its empty string (Field.get_default()).
@@ -209,8 +223,74 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
       if (typeof v === 'boolean' || v instanceof Date) values[k] = storableValue(v);
     }
     const row = insertReturning(db, this.model.tableName, values, this.model.columnNames());
+    if (plain) {
+      const executor = db.getExecutor();
+      if (this.insertCompiles < MAX_COMPILED_INSERTS || executor !== this.insertExecutor) this.compileInsert(executor, data, values);
+    }
     if (isThenable(row)) return row.then((r) => this.afterSave(db, r, data));
     return this.afterSave(db, row, data);
+  }
+
+  /** The inserts compiled for shapes of validated data seen (see compiled-insert.ts), tried in order. */
+  private readonly compiledInserts: CompiledInsert[] = [];
+  /** Shapes `compileInsert` has looked at on `insertExecutor`, compiled or not: it stops at MAX_COMPILED_INSERTS. */
+  private insertCompiles = 0;
+  /** The executor of the compiled inserts (another database opened, they start again). */
+  private insertExecutor: QueryExecutor | null = null;
+
+  /**
+   * Compiles the insert `createNow` just built the generic way from `data`
+   * (its `values`), once its SQL is known on `executor` (the app's own):
+   * where each column came from — a key of the data, now, `''` — and the
+   * kind of each value. Nothing is compiled for a shape with a callable
+   * default (a second call, when the compiled function hands back, would be
+   * seen), a relation without its key, two keys writing one column, or a key
+   * inherited rather than the data's own.
+   */
+  private compileInsert(executor: QueryExecutor, data: Record<string, unknown>, values: Record<string, unknown>): void {
+    const known = insertShapes.get(executor)?.get(this.model.tableName);
+    const shape = known === undefined ? undefined : knownInsertOf(known, values)?.shape;
+    if (!shape) return;
+    if (executor !== this.insertExecutor) {
+      this.compiledInserts.length = 0;
+      this.insertCompiles = 0;
+      this.insertExecutor = executor;
+    }
+    if (this.insertCompiles++ >= MAX_COMPILED_INSERTS) return;
+    const keys: string[] = [];
+    const absent: string[] = [];
+    const byColumn = new Map<string, InsertSource>();
+    for (const key in data) {
+      if (!Object.hasOwn(data, key)) return;
+      keys.push(key);
+      if (data[key] === undefined) {
+        absent.push(key);
+        continue;
+      }
+      const plan = this.columnPlans?.get(key);
+      if (plan === undefined || plan === null) return;
+      if (plan.toMany) continue;
+      if (byColumn.has(plan.column) || values[plan.column] === undefined) return;
+      byColumn.set(plan.column, { from: 'data', name: key, relatedKey: plan.relatedKey });
+    }
+    const parameters: [InsertSource, ValueKind][] = [];
+    const empty = this.emptyStringFields ?? [];
+    for (const column in values) {
+      const value = values[column];
+      if (value === undefined) continue;
+      const kind = valueKind(value);
+      if (kind === null) return;
+      let source = byColumn.get(column);
+      if (source === undefined) {
+        const fill = this.model.insertFillOf(column);
+        if (fill === null) source = { from: 'now' };
+        else if (fill === undefined && empty.includes(column)) source = { from: 'empty' };
+        else return;
+      }
+      parameters.push([source, kind]);
+    }
+    const build = compileInsertParameters({ keys, absent, parameters }, relatedKey, storableValue);
+    if (build !== null) this.compiledInserts.push({ executor, keys, parameters: build, shape });
   }
 
   /** The row written, after the many-to-many rows and the relations it is rendered with (`afterWrite`). */
@@ -452,6 +532,19 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
     return guards;
   }
 }
+
+/** An insert compiled for one shape of validated data (see `compileInsert`). */
+interface CompiledInsert {
+  /** The executor its SQL was compiled on (the app's own). */
+  readonly executor: QueryExecutor;
+  /** The data's keys, in order. */
+  readonly keys: readonly string[];
+  readonly parameters: InsertParameters;
+  readonly shape: InsertShape;
+}
+
+/** Shapes of data a serializer looks at to compile, at most (a client varying its optional fields gets the generic way past them). */
+const MAX_COMPILED_INSERTS = 4;
 
 /** What `columnValues` does with one name of validated data. */
 interface ColumnPlan {
@@ -912,7 +1005,6 @@ interface KnownInsert {
   readonly shape: InsertShape | null;
 }
 
-type ValueKind = 'string' | 'number' | 'bigint' | 'null';
 
 /** Per executor and table: the inserts seen, compared column by column (no key string to build and hash per insert). */
 const insertShapes = new WeakMap<QueryExecutor, Map<string, KnownInsert[]>>();
@@ -940,16 +1032,20 @@ function insertReturning(db: Kysely<any>, table: string, values: Record<string, 
       const value = values[column];
       if (value !== undefined) parameters[i++] = value;
     }
-    // At once where the driver answers at once (SQLite outside a transaction: see `readNow`); no query id needed there.
-    const rows = readNow(executor, { sql: known.shape.sql, parameters });
-    if (rows !== undefined) return firstRow(rows, known.shape.query);
-    const compiled: CompiledQuery = { sql: known.shape.sql, query: known.shape.query, parameters, queryId: createQueryId() };
-    return executor.executeQuery(compiled).then((result) => firstRow(result.rows, compiled.query));
+    return runKnownInsert(executor, known.shape, parameters);
   }
   const compiled = db.insertInto(table).values(values).returning(columns as never).compile();
   if (known === undefined && directExecutorOf(compiled) === executor) rememberInsert(executor, table, values, compiled);
   const rows = readNow(executor, compiled);
   if (rows !== undefined) return firstRow(rows, compiled.query);
+  return executor.executeQuery(compiled).then((result) => firstRow(result.rows, compiled.query));
+}
+
+/** A known insert run with its parameters: at once where the driver answers at once (SQLite outside a transaction: see `readNow`), no query id needed there. */
+function runKnownInsert(executor: QueryExecutor, shape: InsertShape, parameters: unknown[]): Record<string, unknown> | Promise<Record<string, unknown>> {
+  const rows = readNow(executor, { sql: shape.sql, parameters });
+  if (rows !== undefined) return firstRow(rows, shape.query);
+  const compiled: CompiledQuery = { sql: shape.sql, query: shape.query, parameters, queryId: createQueryId() };
   return executor.executeQuery(compiled).then((result) => firstRow(result.rows, compiled.query));
 }
 
