@@ -32,8 +32,13 @@ export function duplicatedSingletonHeader(rawHeaders: readonly string[]): 'Host'
   let authorization = 0;
   for (let i = 0; i < rawHeaders.length; i += 2) {
     const name = rawHeaders[i]!;
-    if (name.length === 4 && name.toLowerCase() === 'host') host++;
-    else if (name.length === 13 && name.toLowerCase() === 'authorization') authorization++;
+    if (name.length === 4 && isHeaderName(name, 'Host', 'host')) host++;
+    else if (name.length === 13 && isHeaderName(name, 'Authorization', 'authorization')) authorization++;
   }
   return host > 1 ? 'Host' : authorization > 1 ? 'Authorization' : null;
+}
+
+/** `name.toLowerCase() === lower`, the two usual spellings compared first (a lower-cased copy is a new string per request). */
+function isHeaderName(name: string, usual: string, lower: string): boolean {
+  return name === usual || name === lower || name.toLowerCase() === lower;
 }

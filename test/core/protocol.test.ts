@@ -35,6 +35,9 @@ describe('duplicate singleton headers', () => {
     const res = await raw(`GET /links/ HTTP/1.1\r\nHost: 127.0.0.1\r\nauthorization: Token a\r\nAUTHORIZATION: Token b\r\nConnection: close\r\n\r\n`);
     expect(res.status).toBe(400);
     expect(JSON.parse(res.body)).toEqual({ detail: 'Duplicate Authorization header.' });
+    const hosts = await raw(`GET /links/ HTTP/1.1\r\nhost: 127.0.0.1\r\nHOST: evil.example\r\nConnection: close\r\n\r\n`);
+    expect(hosts.status).toBe(400);
+    expect(JSON.parse(hosts.body)).toEqual({ detail: 'Duplicate Host header.' });
   });
 
   it('one of each is fine', async () => {
