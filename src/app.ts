@@ -489,7 +489,8 @@ export function sendResponse(reply: FastifyReply, req: ApiRequest, view: APIView
     reply.removeHeader('content-type');
     return reply.send();
   }
-  reply.header('content-type', renderer.charset ? `${renderer.mediaType}; charset=${renderer.charset}` : renderer.mediaType);
+  // `type` stores the header under its lower-case name as `header` does, without lower-casing a copy of it first.
+  reply.type(renderer.charset ? `${renderer.mediaType}; charset=${renderer.charset}` : renderer.mediaType);
   // Through a reply serializer a string keeps the Content-Type exactly as set (DRF sends
   // `application/json`, no charset), without first being copied into a Buffer.
   return typeof payload === 'string' ? reply.serializer(sentAsIs).send(payload) : reply.send(payload);
