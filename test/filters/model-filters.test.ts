@@ -20,7 +20,8 @@ import {
   type PaginationClass,
   type TrestleApp,
 } from '../../src/index.js';
-import { createModel, field, model, type AnyModel, type ProjectState } from '../../src/models/index.js';
+import { field, model, type AnyModel } from '../../src/models/index.js';
+import { createModelTables } from '../helpers/model-tables.js';
 import { testDatabases } from '../helpers/databases.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -74,13 +75,7 @@ const BOOKS = [
 ];
 
 async function createTables(database: Database): Promise<void> {
-  let state: ProjectState = {};
-  for (const m of [Country, Author, Tag, Book] as AnyModel[]) {
-    const op = createModel(m.tableName, m.fields, m.meta);
-    const after = op.stateForwards(state);
-    await op.up(database.db as AnyDb, state, after);
-    state = after;
-  }
+  await createModelTables(database.db as AnyDb, [Country, Author, Tag, Book] as AnyModel[]);
   const db = database.db as AnyDb;
   const sqlite = database.dialect === 'sqlite';
   await db.insertInto('lib_country').values(COUNTRIES).execute();

@@ -13,8 +13,8 @@ import type { Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createApp, field, ListCreateAPIView, model, modelSerializer, path, type TrestleApp } from '../../src/index.js';
 import type { Database } from '../../src/db/database.js';
-import { createModel, migration } from '../../src/models/index.js';
 import { testDatabases } from '../helpers/databases.js';
+import { createModelTables } from '../helpers/model-tables.js';
 
 const Shelf = model('ci_shelf', { label: field.char({ maxLength: 20 }) });
 const Item = model(
@@ -37,8 +37,6 @@ const Stamped = model('ci_stamped', {
 
 const ItemSerializer = modelSerializer(Item, { fields: ['id', 'name', 'note', 'code', 'flag', 'shelf', 'added'] });
 const StampedSerializer = modelSerializer(Stamped, { fields: ['id', 'name', 'stamp'], readOnlyFields: ['stamp'] });
-
-const schema = migration({ operations: [Shelf, Item, Stamped].map((m) => createModel(m.tableName, m.fields, m.meta)) });
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Row = Record<string, any>;
@@ -66,12 +64,7 @@ describe.each(testDatabases())('inserts compiled per shape of data on $name', ({
     database = await open();
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     k = database.db as unknown as Kysely<any>;
-    let state = {};
-    for (const op of schema.operations) {
-      const after = op.stateForwards(state);
-      await op.up(k, state, after);
-      state = after;
-    }
+    await createModelTables(k, [Shelf, Item, Stamped]);
     await k.insertInto('ci_shelf').values([{ label: 'one' }, { label: 'two' }]).execute();
     app = await createApp({ logger: false, database, routes: [path('items/', Items), path('stamped/', StampedItems)] });
   });

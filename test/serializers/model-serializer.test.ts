@@ -26,8 +26,8 @@ import {
   type TrestleApp,
 } from '../../src/index.js';
 import type { Database } from '../../src/db/database.js';
-import { createModel, migration } from '../../src/models/index.js';
 import { testDatabases } from '../helpers/databases.js';
+import { createModelTables } from '../helpers/model-tables.js';
 
 const Author = model('lib_author', {
   name: field.char({ maxLength: 100, verboseName: 'full name', helpText: 'As printed on the cover.' }),
@@ -145,10 +145,6 @@ const gadgets = views(Gadget, GadgetSerializer);
 const profiles = views(Profile, modelSerializer(Profile, { fields: '__all__' }));
 const loadedList = (m: AnyModel, s: AnyModelSerializer) => views(m, s).List;
 
-const schema = migration({
-  operations: [Author, Book, Tag, Article, Profile, Gadget, Review].map((m) => createModel(m.tableName, m.fields, m.meta)),
-});
-
 describe.each(testDatabases())('ModelSerializer on $name', ({ open }) => {
   let database: Database;
   let app: TrestleApp;
@@ -157,13 +153,7 @@ describe.each(testDatabases())('ModelSerializer on $name', ({ open }) => {
   beforeEach(async () => {
     database = await open();
     k = database.db as unknown as Kysely<any>;
-    // The operations applied directly (the migrator's introspection reads every schema of the server).
-    let state = {};
-    for (const op of schema.operations) {
-      const after = op.stateForwards(state);
-      await op.up(k, state, after);
-      state = after;
-    }
+    await createModelTables(k, [Author, Book, Tag, Article, Profile, Gadget, Review]);
     await k.insertInto('lib_author').values({ name: 'Ursula K. Le Guin', email: 'ursula@example.com', bio: '' }).execute();
     await k.insertInto('lib_author').values({ name: 'Frank Herbert', email: 'frank@example.com', bio: '' }).execute();
     app = await createApp({
