@@ -268,14 +268,25 @@ export function plainUrlPath(value: string, origin?: string): string | null {
     // The request's own `scheme://host[:port]` then a `/`: the host is read as it was last time, only the rest is left.
     return plainPathAt(value, origin.length);
   }
+  // `http://` or `https://` then the authority found plain last time, then a `/`: only the path is left to read.
+  const start = value.startsWith('http://') ? 7 : value.startsWith('https://') ? 8 : 0;
+  if (start !== 0) {
+    const known = lastAuthority;
+    if (value.charCodeAt(start + known.length) === 0x2f /* / */ && known.length > 0 && value.startsWith(known, start)) return plainPathAt(value, start + known.length);
+  }
   const m = PLAIN_URL.exec(value);
   if (m === null) return null;
   const [, host, port, path] = m;
   if (port !== undefined && Number(port) > 65_535) return null;
   if (!IPV4.test(host!) && !(NAMES.test(host!) && LAST_LABEL_LETTER.test(host!))) return null;
   if (path === undefined) return '/';
-  return DOT_SEGMENT.test(path) ? null : path;
+  if (DOT_SEGMENT.test(path)) return null;
+  lastAuthority = port === undefined ? host! : `${host!}:${port}`;
+  return path;
 }
+
+/** The `host[:port]` of the last URL `plainUrlPath` found plain with a path (most hyperlinks sent name one host). */
+let lastAuthority = '';
 
 /**
  * The path of `value` from `start` (a `/`) to its end or its first `?` or

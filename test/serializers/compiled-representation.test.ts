@@ -491,6 +491,24 @@ describe('the path of a hyperlink read back', () => {
     expect(throughOrigin).toBeGreaterThan(500);
   });
 
+  it('is the same when the host was read before, for the same host with another path', () => {
+    const scheme = fc.constantFrom('http://', 'https://', 'HTTP://', 'http:/', '');
+    let remembered = 0;
+    fc.assert(
+      fc.property(fc.constantFrom('http://', 'https://'), scheme, hostPart, portPart, pathPart, queryPart, (first, second, host, port, path, query) => {
+        const value = second + host + port + path + query;
+        // Read with another host remembered, then with this one (when it is plain).
+        plainUrlPath('http://reset.example/');
+        const expected = plainUrlPath(value);
+        if (plainUrlPath(`${first}${host}${port}/seen/`) !== null && value.startsWith('http')) remembered++;
+        expect(plainUrlPath(value), `${value} after ${first}${host}${port}/seen/`).toBe(expected);
+        if (expected !== null) expect(expected, value).toBe(new URL(value).pathname);
+      }),
+      { numRuns: 10_000 },
+    );
+    expect(remembered).toBeGreaterThan(500);
+  });
+
   it('starts with a scheme exactly where /^https?:/i says so', () => {
     const start = fc.tuple(fc.constantFrom('', 'h', 'H', 'ht', 'http', 'HTTP', 'hTtP', 'https', 'HTTPS', 'httpx', 'htt', 'xhttp'), fc.constantFrom('', ':', 's:', 'S:', '//', 's', ':/'), fc.string({ maxLength: 4 }));
     fc.assert(
