@@ -206,14 +206,15 @@ function openSqlite(url: string, filename: string, busyTimeoutMs: number): Datab
 function installDirectReads(db: Kysely<DB>, sqlite: BetterSqlite3.Database, statements: SqliteDatabase): void {
   const executor = markCompiles(db);
   const execute = executor.executeQuery.bind(executor);
-  const direct = executor as { executeQuery: QueryExecutor['executeQuery'] };
+  const own = executor as { executeQuery: QueryExecutor['executeQuery'] };
   const readers = new RowReaders(sqlite, statements);
+  const direct = () => !sqlite.inTransaction && executor.plugins.length === 0;
   const now: ReadNow = {
-    all: (compiled) => (!sqlite.inTransaction && executor.plugins.length === 0 ? readers.read(compiled.sql, compiled.parameters) : undefined),
-    first: (compiled) => (!sqlite.inTransaction && executor.plugins.length === 0 ? readers.first(compiled.sql, compiled.parameters) : undefined),
+    all: (compiled) => (direct() ? readers.read(compiled.sql, compiled.parameters) : undefined),
+    first: (compiled) => (direct() ? readers.first(compiled.sql, compiled.parameters) : undefined),
   };
   setReadNow(executor, now);
-  direct.executeQuery = <R>(compiled: CompiledQuery<R>): Promise<QueryResult<R>> => {
+  own.executeQuery = <R>(compiled: CompiledQuery<R>): Promise<QueryResult<R>> => {
     let rows: R[] | undefined;
     try {
       rows = now.all(compiled) as R[] | undefined;
@@ -249,9 +250,8 @@ class RowReaders {
 
   /** The rows of `sql`, or `undefined` when it does not read (a write goes Kysely's way). */
   read(sql: string, parameters: readonly unknown[]): unknown[] | undefined {
-    let reader = this.#cache.get(sql);
-    if (reader === undefined) reader = this.#learn(sql);
-    if (reader !== null && !reader.stmt.busy) {
+    const reader = this.#ready(sql);
+    if (reader !== null) {
       const rows = run(reader.stmt, 'all', parameters) as unknown[][];
       const make = reader.make;
       const out: unknown[] = new Array(rows.length);
@@ -264,14 +264,20 @@ class RowReaders {
 
   /** The first row of `sql` (`null` when none), or `undefined` when it does not read. */
   first(sql: string, parameters: readonly unknown[]): unknown {
-    let reader = this.#cache.get(sql);
-    if (reader === undefined) reader = this.#learn(sql);
-    if (reader !== null && !reader.stmt.busy) {
+    const reader = this.#ready(sql);
+    if (reader !== null) {
       const row = run(reader.stmt, 'get', parameters) as unknown[] | undefined;
       return row === undefined ? null : reader.make(row);
     }
     const stmt = this.statements.prepare(sql) as unknown as BetterSqlite3.Statement;
     return stmt.reader ? (stmt.get(parameters) ?? null) : undefined;
+  }
+
+  /** The array reader of `sql` when it has one and it is not in use (else better-sqlite3's objects). */
+  #ready(sql: string): RowReader | null {
+    let reader = this.#cache.get(sql);
+    if (reader === undefined) reader = this.#learn(sql);
+    return reader !== null && !reader.stmt.busy ? reader : null;
   }
 
   #learn(sql: string): RowReader | null {

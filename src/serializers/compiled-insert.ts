@@ -11,6 +11,7 @@
  * the request back to the generic way.
  */
 import { isoTime } from '../models/column-types.js';
+import { makerOf } from './compiled.js';
 
 /** Where one parameter of an insert comes from. */
 export type InsertSource =
@@ -18,8 +19,6 @@ export type InsertSource =
   | { readonly from: 'data'; readonly name: string; readonly relatedKey: string | null }
   /** Now, as `autoNow`/`autoNowAdd` fill it. */
   | { readonly from: 'now' }
-  /** A callable default. */
-  | { readonly from: 'default'; readonly fill: () => unknown }
   /** Django's `''` for an omitted string field. */
   | { readonly from: 'empty' };
 
@@ -30,8 +29,6 @@ export type ValueKind = 'string' | 'number' | 'bigint' | 'null';
 export type InsertParameters = (data: Record<string, unknown>) => unknown[] | null;
 
 export interface InsertPlan {
-  /** The data's keys, in their order (`for…in`), those that are no column (many-to-many) included. */
-  readonly keys: readonly string[];
   /** The keys that were `undefined` (written as no column): still required to be. */
   readonly absent: readonly string[];
   /** Each parameter's source and kind, in the insert's column order. */
@@ -57,7 +54,6 @@ export function compileInsertParameters(
   relatedKey: (value: unknown, key: string) => unknown,
   storableValue: (value: unknown) => unknown,
 ): InsertParameters | null {
-  const fills: (() => unknown)[] = [];
   const lines: string[] = ['let x;'];
   for (const key of plan.absent) lines.push(`if (d[${JSON.stringify(key)}] !== undefined) return null;`);
   const names: string[] = [];
@@ -70,10 +66,6 @@ export function compileInsertParameters(
       case 'now':
         lines.push('x = N();');
         break;
-      case 'default':
-        lines.push(`x = F[${fills.length}]();`);
-        fills.push(source.fill);
-        break;
       case 'empty':
         lines.push('x = "";');
         break;
@@ -82,18 +74,13 @@ export function compileInsertParameters(
     names.push(`p${i}`);
   });
   lines.push(`return [${names.join(', ')}];`);
-  try {
-    const make = new Function('K', 'S', 'N', 'F', `return function insertParameters(d) {\n${lines.join('\n')}\n};`) as (
-      k: typeof relatedKey,
-      s: typeof storableValue,
-      n: () => string,
-      f: readonly (() => unknown)[],
-    ) => InsertParameters;
-    return make(relatedKey, storableValue, () => isoTime(), fills);
-  } catch {
-    return null;
-  }
+  const make = makerOf(insertMakers, ['K', 'S', 'N'], 0, 'insertParameters(d)', lines.join('\n'));
+  return make === null ? null : make(relatedKey, storableValue, now);
 }
+
+type MakeInsert = (k: (value: unknown, key: string) => unknown, s: (value: unknown) => unknown, n: () => string) => InsertParameters;
+const insertMakers = new Map<string, MakeInsert>();
+const now = (): string => isoTime();
 
 /** Whether `data`'s keys (`for…in`, own and inherited) are `keys`, in order. */
 export function hasKeys(data: Record<string, unknown>, keys: readonly string[]): boolean {

@@ -35,7 +35,7 @@ const MAX_MAKERS = 500;
  * source before, else made and kept. `null` when code generation from
  * strings is turned off.
  */
-function makerOf<M>(cache: Map<string, M>, params: readonly string[], fields: number, fn: string, source: string): M | null {
+export function makerOf<M>(cache: Map<string, M>, params: readonly string[], fields: number, fn: string, source: string): M | null {
   let make = cache.get(source);
   if (make === undefined) {
     const consts = Array.from({ length: fields }, (_, i) => `const f${i} = F[${i}];`).join('\n');

@@ -201,9 +201,9 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
   createNow(db: Kysely<any>, data: Record<string, unknown>, _ctx: SaveContext = { request: null }): Saved<M> | Promise<Saved<M>> {
     this.refuseNestedWrites('create', data);
     const compiled = this.compiledInserts;
-    const plain = Object.getPrototypeOf(data) === Object.prototype;
-    if (compiled.length > 0 && plain) {
-      const executor = db.getExecutor();
+    // Compiled inserts only for data of a plain object (no inherited keys to read).
+    const executor = Object.getPrototypeOf(data) === Object.prototype ? db.getExecutor() : null;
+    if (executor !== null && compiled.length > 0) {
       for (const insert of compiled) {
         if (insert.executor !== executor || !hasKeys(data, insert.keys)) continue;
         const parameters = insert.parameters(data);
@@ -223,10 +223,7 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
       if (typeof v === 'boolean' || v instanceof Date) values[k] = storableValue(v);
     }
     const row = insertReturning(db, this.model.tableName, values, this.model.columnNames());
-    if (plain) {
-      const executor = db.getExecutor();
-      if (this.insertCompiles < MAX_COMPILED_INSERTS || executor !== this.insertExecutor) this.compileInsert(executor, data, values);
-    }
+    if (executor !== null && (this.insertCompiles < MAX_COMPILED_INSERTS || executor !== this.insertExecutor)) this.compileInsert(executor, data, values);
     if (isThenable(row)) return row.then((r) => this.afterSave(db, r, data));
     return this.afterSave(db, row, data);
   }
@@ -244,7 +241,7 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
    * where each column came from — a key of the data, now, `''` — and the
    * kind of each value. Nothing is compiled for a shape with a callable
    * default (a second call, when the compiled function hands back, would be
-   * seen), a relation without its key, two keys writing one column, or a key
+   * seen) or another value the generic way adds, a relation without its key, two keys writing one column, or a key
    * inherited rather than the data's own.
    */
   private compileInsert(executor: QueryExecutor, data: Record<string, unknown>, values: Record<string, unknown>): void {
@@ -289,7 +286,7 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
       }
       parameters.push([source, kind]);
     }
-    const build = compileInsertParameters({ keys, absent, parameters }, relatedKey, storableValue);
+    const build = compileInsertParameters({ absent, parameters }, relatedKey, storableValue);
     if (build !== null) this.compiledInserts.push({ executor, keys, parameters: build, shape });
   }
 
@@ -1004,7 +1001,6 @@ interface KnownInsert {
   readonly kinds: readonly ValueKind[];
   readonly shape: InsertShape | null;
 }
-
 
 /** Per executor and table: the inserts seen, compared column by column (no key string to build and hash per insert). */
 const insertShapes = new WeakMap<QueryExecutor, Map<string, KnownInsert[]>>();
