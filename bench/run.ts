@@ -19,6 +19,7 @@ import { startServer, type RunningServer, type ServerSpec } from './lib/server-p
 import { AUTH_HEADERS, OBTAIN_TOKEN, WORKERS_PATH, WORKLOADS, type ServerKind, type Workload } from './lib/workloads.js';
 import { checkBudget, formatBudget, formatTable, type Row } from './lib/report.js';
 import { tasksetAvailable } from './lib/cpu.js';
+import { wrkAvailable } from './lib/wrk.js';
 import { BENCH_SECRET, PG_URL_DEFAULT } from './lib/constants.js';
 import { bundleServers, type Bundles } from './lib/bundle.js';
 import { commandLine } from './lib/command-line.js';
@@ -112,10 +113,11 @@ function median(xs: number[]): number {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
-function summarize(results: LoadResult[], cpuUs: number[] = []): Pick<Row, 'rps' | 'p50' | 'p99' | 'failures' | 'cpuUsPerRequest'> {
+function summarize(results: LoadResult[], cpuUs: number[] = [], loadCpuUs: number[] = []): Pick<Row, 'rps' | 'p50' | 'p99' | 'failures' | 'cpuUsPerRequest' | 'loadCpuUsPerRequest'> {
   return {
     rps: median(results.map((r) => r.rps)),
     cpuUsPerRequest: cpuUs.length > 0 ? median(cpuUs) : null,
+    loadCpuUsPerRequest: loadCpuUs.length > 0 ? median(loadCpuUs) : null,
     p50: median(results.map((r) => r.p50)),
     p99: median(results.map((r) => r.p99)),
     failures: results.reduce((n, r) => n + r.non2xx + r.errors, 0),
@@ -135,6 +137,8 @@ interface Measured {
   rss: number;
   /** CPU µs per request served, one figure per run. */
   cpuUs: number[];
+  /** The load generator's CPU µs per request, one figure per run. */
+  loadCpuUs: number[];
 }
 
 /**
@@ -149,7 +153,7 @@ async function measure(contenders: Contender[]): Promise<Measured[]> {
     await drain(server);
     await loader.run(requests.map((r) => ({ ...r, duration: warmupSeconds })));
   }
-  const out: Measured[] = contenders.map(({ server, requests }) => ({ per: requests.map(() => []), rss: server.rss(), cpuUs: [] }));
+  const out: Measured[] = contenders.map(({ server, requests }) => ({ per: requests.map(() => []), rss: server.rss(), cpuUs: [], loadCpuUs: [] }));
   for (let i = 0; i < runs; i++) {
     for (const [k, { server, requests }] of contenders.entries()) {
       const m = out[k]!;
@@ -157,9 +161,10 @@ async function measure(contenders: Contender[]): Promise<Measured[]> {
       const timer = setInterval(() => (m.rss = Math.max(m.rss, server.rss())), 200);
       try {
         const cpuBefore = server.cpuSeconds();
-        const results = await loader.run(requests.map((r) => ({ ...r, duration: runSeconds })));
+        const { results, cpuSeconds } = await loader.runBatch(requests.map((r) => ({ ...r, duration: runSeconds })));
         const served = results.reduce((n, r) => n + r.ok + r.non2xx, 0);
         if (served > 0) m.cpuUs.push(((server.cpuSeconds() - cpuBefore) * 1e6) / served);
+        if (served > 0 && cpuSeconds !== null) m.loadCpuUs.push((cpuSeconds * 1e6) / served);
         results.forEach((r, j) => m.per[j]!.push(r));
       } finally {
         clearInterval(timer);
@@ -179,7 +184,10 @@ async function drain(server: RunningServer): Promise<void> {
   await fetch(`http://127.0.0.1:${server.port}/w5/ping/`).then((r) => r.arrayBuffer()).catch(() => undefined);
 }
 
-function request(port: number, w: Pick<Workload, 'id' | 'path' | 'connections' | 'body'>): LoadRequest {
+/** A workload's case, and who sends its load where it is not autocannon. */
+type Case = Pick<Workload, 'id' | 'path' | 'connections' | 'body'> & { generator?: LoadRequest['generator'] };
+
+function request(port: number, w: Case): LoadRequest {
   const headers = w.id === 'W5' ? {} : { ...AUTH_HEADERS };
   return {
     url: `http://127.0.0.1:${port}${w.path}`,
@@ -187,6 +195,7 @@ function request(port: number, w: Pick<Workload, 'id' | 'path' | 'connections' |
     headers: w.body !== undefined ? { ...headers, 'content-type': 'application/json' } : headers,
     connections: w.connections ?? connections,
     duration: runSeconds,
+    ...(w.generator ? { generator: w.generator } : {}),
   };
 }
 
@@ -199,7 +208,7 @@ function obtainTokenRequest(port: number): LoadRequest {
  * (at least `warmupSeconds`, at most WARMUP_CAP_SECONDS): V8 optimises by
  * calls, so a slower server gets as many as a faster one.
  */
-async function warmUp(server: RunningServer, label: string, cases: readonly Pick<Workload, 'id' | 'path' | 'connections' | 'body'>[]): Promise<void> {
+async function warmUp(server: RunningServer, label: string, cases: readonly Case[]): Promise<void> {
   log(`warm-up — ${label} (${cases.length} requests, each ${warmupRequests > 0 ? `until ${warmupRequests} answered, ${warmupSeconds}–${WARMUP_CAP_SECONDS} s` : `${warmupSeconds} s`})`);
   for (const w of cases) {
     let answered = 0;
@@ -217,11 +226,16 @@ async function warmUp(server: RunningServer, label: string, cases: readonly Pick
  * `trestle serve --workers 1` and `--workers 2`, unpinned, both running at
  * once, each warmed up as the single-process servers are, then measured in
  * interleaved rounds like any other pair, so a drift of the machine weighs
- * on one worker and two alike.
+ * on one worker and two alike. Two workers and the load generator share the
+ * machine's two cores, so the load is sent by `wrk` where it is installed:
+ * autocannon's own CPU per request (about a third of a W7 page 2's) would
+ * take that much of the second worker's core (see bench/README.md).
  */
-async function measureWorkers(workload: string, spec: (workers: number) => ServerSpec, cases: readonly Pick<Workload, 'id' | 'name' | 'path'>[]): Promise<Row[]> {
+async function measureWorkers(workload: string, spec: (workers: number) => ServerSpec, workloadCases: readonly Pick<Workload, 'id' | 'name' | 'path'>[]): Promise<Row[]> {
   const counts = [1, 2] as const;
   const specs = counts.map(spec);
+  const generator = workersGenerator();
+  const cases = workloadCases.map((w) => ({ ...w, generator }));
   const started: RunningServer[] = [];
   try {
     for (const s of specs) {
@@ -235,11 +249,13 @@ async function measureWorkers(workload: string, spec: (workers: number) => Serve
     for (const [i, server] of started.entries()) await warmUp(server, specs[i]!.label, cases);
     const out: Row[] = [];
     for (const w of cases) {
-      log(`${workload} ${w.name} — 1 worker, 2 workers in turn`);
+      log(`${workload} ${w.name} — 1 worker, 2 workers in turn (load: ${generator})`);
       const measured = await measure(started.map((server) => ({ server, requests: [request(server.port, w)] })));
       counts.forEach((workers, i) => {
         const m = measured[i]!;
-        out.push({ workload, name: `${w.name}, ${workers} worker${workers > 1 ? 's' : ''} (unpinned)`, server: `trestle ×${workers}`, ...summarize(m.per[0]!, m.cpuUs), rssBytes: m.rss });
+        const row = summarize(m.per[0]!, m.cpuUs, m.loadCpuUs);
+        const load = row.loadCpuUsPerRequest == null ? generator : `${generator} ${row.loadCpuUsPerRequest.toFixed(0)} µs/req`;
+        out.push({ workload, name: `${w.name}, ${workers} worker${workers > 1 ? 's' : ''} (unpinned)`, server: `trestle ×${workers}`, ...row, rssBytes: m.rss, note: `load: ${load}` });
       });
     }
     // The table lists one worker's rows, then two workers'.
@@ -247,6 +263,19 @@ async function measureWorkers(workload: string, spec: (workers: number) => Serve
   } finally {
     for (const server of started) await server.stop();
   }
+}
+
+let workersLoad: LoadRequest['generator'] | undefined;
+
+/** `wrk` when it runs here, else autocannon with a warning (once). */
+function workersGenerator(): NonNullable<LoadRequest['generator']> {
+  if (workersLoad === undefined) {
+    workersLoad = wrkAvailable() ? 'wrk' : 'autocannon';
+    if (workersLoad === 'autocannon') {
+      log('wrk not found (Debian: apt-get install wrk): the workers rows are loaded by autocannon, whose own CPU shares the two cores and lowers what two workers can show');
+    }
+  }
+  return workersLoad!;
 }
 
 async function main(): Promise<void> {
@@ -307,14 +336,14 @@ async function main(): Promise<void> {
             here.forEach((kind, i) => {
               const token = summarize(both[i]!.per[1]!);
               byKind.get(kind)!.push(
-                { workload: w.id, name: 'W1 page 2 alone (W4 reference)', server: LABELS[kind], ...summarize(alone[i]!.per[0]!, alone[i]!.cpuUs), rssBytes: alone[i]!.rss },
+                { workload: w.id, name: 'W1 page 2 alone (W4 reference)', server: LABELS[kind], ...summarize(alone[i]!.per[0]!, alone[i]!.cpuUs, alone[i]!.loadCpuUs), rssBytes: alone[i]!.rss },
                 { workload: w.id, name: w.name, server: LABELS[kind], ...summarize(both[i]!.per[0]!), rssBytes: both[i]!.rss, note: `obtain-token ${token.rps.toFixed(1)} req/s, p99 ${token.p99} ms` },
               );
             });
           } else {
             const measured = await measure(here.map((kind) => ({ server: server(kind), requests: [request(server(kind).port, w)] })));
             here.forEach((kind, i) => {
-              byKind.get(kind)!.push({ workload: w.id, name: w.name, server: LABELS[kind], ...summarize(measured[i]!.per[0]!, measured[i]!.cpuUs), rssBytes: measured[i]!.rss });
+              byKind.get(kind)!.push({ workload: w.id, name: w.name, server: LABELS[kind], ...summarize(measured[i]!.per[0]!, measured[i]!.cpuUs, measured[i]!.loadCpuUs), rssBytes: measured[i]!.rss });
             });
           }
         }

@@ -14,6 +14,8 @@ export interface Row {
   cpuUsPerRequest: number | null;
   /** Non-2xx answers and socket errors over all measured runs (should be 0). */
   failures: number;
+  /** The load generator's CPU time per request, µs; median of the runs (null without /proc). */
+  loadCpuUsPerRequest?: number | null;
   note?: string;
 }
 
