@@ -34,7 +34,9 @@ Options:
   --runs N          measured rounds per case, taken in turn between the servers (default 3, 1 with --quick)
   --only W1,W7      only these workloads
   --no-pg           skip the PostgreSQL workloads (W6, W8 on PostgreSQL)
-  --connections N   autocannon connections (default 16)
+  --connections N   connections per load (default 16)
+  --load NAME       who sends the load of the pinned rows: autocannon (default) or wrk;
+                    the workers rows use wrk wherever it is installed
   -h, --help        this text
 `;
 
@@ -44,12 +46,16 @@ const { values, refuse } = commandLine(HELP, {
   'no-pg': { type: 'boolean', default: false },
   connections: { type: 'string', default: '16' },
   runs: { type: 'string' },
+  load: { type: 'string', default: 'autocannon' },
   help: { type: 'boolean', short: 'h', default: false },
 });
 const quick = values.quick === true;
 const only = values.only ? new Set(values.only.split(',').map((s) => s.trim().toUpperCase())) : null;
 const connections = Number(values.connections);
 if (!(Number.isInteger(connections) && connections >= 1)) refuse(`--connections must be a whole number of connections (1 or more), not ${values.connections}`);
+const load = values.load as NonNullable<LoadRequest['generator']>;
+if (load !== 'autocannon' && load !== 'wrk') refuse(`--load must be autocannon or wrk, not ${values.load}`);
+if (load === 'wrk' && !wrkAvailable()) refuse('--load wrk: wrk is not installed (Debian: apt-get install wrk)');
 if (only) {
   const known = new Set([...WORKLOADS.map((w) => w.id), 'WORKERS']);
   const unknown = [...only].filter((id) => !known.has(id));
@@ -195,12 +201,12 @@ function request(port: number, w: Case): LoadRequest {
     headers: w.body !== undefined ? { ...headers, 'content-type': 'application/json' } : headers,
     connections: w.connections ?? connections,
     duration: runSeconds,
-    ...(w.generator ? { generator: w.generator } : {}),
+    generator: w.generator ?? load,
   };
 }
 
 function obtainTokenRequest(port: number): LoadRequest {
-  return { url: `http://127.0.0.1:${port}${OBTAIN_TOKEN.path}`, method: 'POST', headers: { ...OBTAIN_TOKEN.headers }, body: OBTAIN_TOKEN.body, connections: 2, duration: runSeconds };
+  return { url: `http://127.0.0.1:${port}${OBTAIN_TOKEN.path}`, method: 'POST', headers: { ...OBTAIN_TOKEN.headers }, body: OBTAIN_TOKEN.body, connections: 2, duration: runSeconds, generator: load };
 }
 
 /**
@@ -303,7 +309,7 @@ async function main(): Promise<void> {
   }
   const targets: Record<Dataset, string | null> = { sqlite: sqliteFile, postgres: pgUrl, 'catalogue-sqlite': catalogueFile, 'catalogue-postgres': cataloguePg };
   const loadStart = loadavg()[0]!;
-  log(`mode: ${quick ? 'quick' : 'full'} (warm-up ${warmupSeconds} s, ${runs} × ${runSeconds} s, ${connections} connections); ` +
+  log(`mode: ${quick ? 'quick' : 'full'} (warm-up ${warmupSeconds} s, ${runs} × ${runSeconds} s, ${connections} connections, load: ${load}); ` +
     `pinning: ${tasksetAvailable() ? 'server core 0, load core 1' : 'none'}; load average ${loadStart.toFixed(2)}`);
 
   await loader.start();
@@ -380,7 +386,7 @@ async function main(): Promise<void> {
   const dir = join(BENCH_DIR, 'results');
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `${new Date(started).toISOString().replace(/[:.]/g, '-')}.json`);
-  writeFileSync(file, JSON.stringify({ startedAt: new Date(started).toISOString(), mode: quick ? 'quick' : 'full', warmupSeconds, warmupRequests, runSeconds, runs, connections, machine, rows, budget }, null, 2));
+  writeFileSync(file, JSON.stringify({ startedAt: new Date(started).toISOString(), mode: quick ? 'quick' : 'full', warmupSeconds, warmupRequests, runSeconds, runs, connections, load, machine, rows, budget }, null, 2));
   process.stdout.write(`\nResults: ${file} (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
 }
 

@@ -22,6 +22,7 @@ describe('npm run bench options', () => {
     [['--only', 'W9'], /^--only: no workload W9 \(there are W1, W2, .*W8, WORKERS\)/],
     [['--runs', '0'], /^--runs must be a whole number of rounds \(1 or more\), not 0/],
     [['--connections', 'many'], /^--connections must be a whole number of connections \(1 or more\), not many/],
+    [['--load', 'siege'], /^--load must be autocannon or wrk, not siege/],
     [['--bogus'], /^Unknown option '--bogus'/],
   ])('%j is refused with the reason and the usage (exit 2)', async (args, reason) => {
     const { code, stdout, stderr } = await bench(args);
