@@ -1,7 +1,7 @@
 /**
  * `npm run bench:instructions -- [--server trestle|fastify|node] [--path /w1/items/?page=2]
  *   [--catalogue] [--body JSON] [--mix] [--warm 10000] [--window 4000] [--windows 3] [--functions N]
- *   [--callers NAME]`
+ *   [--callers NAME] [--cache-sim]`
  *
  * One bundled server under `valgrind --tool=callgrind`, counting the
  * instructions the whole process (every thread) runs per request, over
@@ -44,6 +44,12 @@ Options:
   --functions N   also list the N functions with the most instructions of their own per
                   request in the last window, JavaScript named through node's --perf-basic-prof
                   map (valgrind then records each instruction's address: slower)
+  --cache-sim     also simulate the caches and branch prediction (valgrind's --cache-sim=yes
+                  --branch-sim=yes): per window, misses per request of the first-level instruction
+                  and data caches and of the last level, and mispredicted branches per request
+  --event NAME    with --functions or --callers: count this event instead of instructions (Ir);
+                  with --cache-sim also I1mr, D1mr, D1mw, ILmr, DLmr, DLmw, Bc, Bcm, Bi or Bim
+                  (e.g. Bcm: which functions' conditional branches are mispredicted)
   --callers NAME  also list who calls the functions whose name contains NAME in the last
                   window and what the calls cost per request, callee included (e.g.
                   KeyedStoreIC_Megamorphic: whose property stores miss their inline caches);
@@ -62,6 +68,8 @@ const { values, refuse } = commandLine(HELP, {
   windows: { type: 'string', default: '3' },
   functions: { type: 'string', default: '0' },
   callers: { type: 'string' },
+  'cache-sim': { type: 'boolean', default: false },
+  event: { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
 });
 const kind = values.server as 'trestle' | 'fastify' | 'node';
@@ -69,6 +77,10 @@ if (!['trestle', 'fastify', 'node'].includes(kind)) refuse(`--server must be tre
 const [warm, windowSize, windows, functions] = [values.warm, values.window, values.windows, values.functions].map(Number) as [number, number, number, number];
 if (![warm, windowSize, windows, functions].every((n) => Number.isInteger(n) && n >= 0) || windowSize < 1 || windows < 1) {
   refuse('--warm, --window, --windows and --functions must be whole numbers (--window and --windows at least 1).');
+}
+const SIMULATED = ['I1mr', 'D1mr', 'D1mw', 'ILmr', 'DLmr', 'DLmw', 'Bc', 'Bcm', 'Bi', 'Bim'];
+if (values.event !== undefined && values.event !== 'Ir' && !(values['cache-sim'] && SIMULATED.includes(values.event))) {
+  refuse(`--event must be Ir, or with --cache-sim one of ${SIMULATED.join(', ')}; not "${values.event}".`);
 }
 if (values.mix && !values.catalogue) refuse('--mix needs --catalogue (it serves the catalogue\'s endpoints).');
 if (values.catalogue && kind === 'node') refuse('--catalogue has a trestle and a fastify server only.');
@@ -89,7 +101,8 @@ async function main(): Promise<void> {
   const out = join(dir, 'callgrind.out');
   const named = functions > 0 || values.callers !== undefined;
   const byFunction = named ? { valgrind: ['--dump-instr=yes', '--dump-line=no'], node: ['--perf-basic-prof'] } : { valgrind: [], node: [] };
-  const server = spawn('valgrind', ['--tool=callgrind', ...byFunction.valgrind, `--callgrind-out-file=${out}`, process.execPath, ...byFunction.node, bundle], {
+  const cacheSim = values['cache-sim'] ? ['--cache-sim=yes', '--branch-sim=yes'] : [];
+  const server = spawn('valgrind', ['--tool=callgrind', ...cacheSim, ...byFunction.valgrind, `--callgrind-out-file=${out}`, process.execPath, ...byFunction.node, bundle], {
     env: { ...process.env, BENCH_DATABASE: database, BENCH_PORT: String(port), NODE_ENV: 'production', ...(values.catalogue ? { LOG_LEVEL: 'warn' } : {}) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -138,12 +151,12 @@ async function main(): Promise<void> {
       control('-d', tag);
       const dumped = readdirSync(dir).filter((f) => f.startsWith('callgrind.out')).map((f) => readFileSync(join(dir, f), 'utf8'));
       const text = dumped.find((t) => t.slice(0, 4000).includes(tag));
-      const m = text === undefined ? null : /^(?:summary|totals):\s+(\d+)/m.exec(text);
+      const m = text === undefined ? null : /^(?:summary|totals):\s+(\d+)(.*)$/m.exec(text);
       if (m === null) throw new Error(`callgrind wrote no counts for ${tag}.`);
       counts.push(Number(m[1]) / Math.max(1, total));
       last = text!;
       lastTotal = Math.max(1, total);
-      log(`window ${w + 1}/${windows}: ${(counts.at(-1)! / 1000).toFixed(1)}k instructions per request`);
+      log(`window ${w + 1}/${windows}: ${(counts.at(-1)! / 1000).toFixed(1)}k instructions per request${cacheSim.length > 0 ? cacheMisses(text!, m[1]! + m[2]!, lastTotal) : ''}`);
     }
     const sorted = [...counts].sort((a, b) => a - b);
     process.stdout.write(
@@ -153,16 +166,17 @@ async function main(): Promise<void> {
     if (named) {
       const mapFile = `/tmp/perf-${server.pid}.map`;
       const ranges = parsePerfMap(existsSync(mapFile) ? readFileSync(mapFile, 'utf8') : '');
-      const costs = dumpCosts(last, ranges);
+      const event = values.event ?? 'Ir';
+      const costs = dumpCosts(last, ranges, event);
       const print = (rows: [string, number][]) => {
         for (const [name, cost] of rows) process.stdout.write(`${Math.round(cost / lastTotal).toString().padStart(8)}  ${name.replace(/file:\/\/\S*\/build\/|\S*\/node_modules\//g, '')}\n`);
       };
       if (functions > 0) {
-        process.stdout.write(`\nthe last window's instructions of their own per request, by function:\n`);
+        process.stdout.write(`\nthe last window's ${event === 'Ir' ? 'instructions' : event} of their own per request, by function:\n`);
         print([...costs.self].sort((a, b) => b[1] - a[1]).slice(0, functions));
       }
       for (const pattern of values.callers?.split(',') ?? []) {
-        process.stdout.write(`\nthe last window's calls to functions named *${pattern}* per request (callee included), by caller:\n`);
+        process.stdout.write(`\nthe last window's calls to functions named *${pattern}* per request (callee included, ${event}), by caller:\n`);
         print([...callersOf(costs, [pattern])].sort((a, b) => b[1] - a[1]).slice(0, functions > 0 ? functions : 30));
       }
       rmSync(mapFile, { force: true });
@@ -171,6 +185,21 @@ async function main(): Promise<void> {
     server.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * With --cache-sim: callgrind's simulated cache misses per request (its first
+ * level and last level, instruction and data; valgrind takes the sizes from
+ * the host's CPU) and mispredicted branches (conditional and indirect), from
+ * the dump's `events:` line and its totals.
+ */
+function cacheMisses(dump: string, totals: string, requests: number): string {
+  const events = /^events:\s+(.+)$/m.exec(dump)?.[1]?.trim().split(/\s+/) ?? [];
+  const values = totals.trim().split(/\s+/).map(Number);
+  const per = (...names: string[]) => names.reduce((n, name) => n + (values[events.indexOf(name)] ?? 0), 0) / requests;
+  if (!events.includes('I1mr')) return '';
+  return `; misses per request: L1 instruction ${per('I1mr').toFixed(0)}, L1 data ${per('D1mr', 'D1mw').toFixed(0)}, ` +
+    `last level ${per('ILmr', 'DLmr', 'DLmw').toFixed(0)}; mispredicted branches ${per('Bcm').toFixed(0)} conditional, ${per('Bim').toFixed(0)} indirect`;
 }
 
 main().catch((err: unknown) => {

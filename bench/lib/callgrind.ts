@@ -68,8 +68,13 @@ export interface DumpCosts {
   calls: Map<string, Map<string, number>>;
 }
 
-/** A dump read once: what `selfCostByFunction` and `callersOf` answer, for several questions. */
-export function dumpCosts(dump: string, ranges: readonly CodeRange[]): DumpCosts {
+/**
+ * A dump read once: what `selfCostByFunction` and `callersOf` answer, for several questions.
+ * `event` picks the column of the dump's `events:` line counted (default the first, `Ir`;
+ * with a cache or branch simulation e.g. `D1mr` or `Bcm`); a line that leaves it out counts 0.
+ */
+export function dumpCosts(dump: string, ranges: readonly CodeRange[], event?: string): DumpCosts {
+  const column = event === undefined ? 0 : eventColumn(dump, event);
   const resolve = compressedNames();
   const resolveObject = compressedNames();
   const self = new Map<string, number>();
@@ -99,7 +104,7 @@ export function dumpCosts(dump: string, ranges: readonly CodeRange[]): DumpCosts
         const step = position.startsWith('0x', 1) ? Number.parseInt(position.slice(1), 16) : Number(position.slice(1));
         address += position[0] === '+' ? step : -step;
       } else if (position !== '*') address = Number(position);
-      const cost = space === -1 ? 0 : Number(line.slice(space + 1).split(' ')[0]);
+      const cost = space === -1 ? 0 : Number(line.slice(space + 1).split(' ')[column] ?? 0);
       const key = named(fn, object, address);
       if (callLine) {
         // The line after `calls=` is the call's inclusive cost, not the caller's own. A callee
@@ -116,6 +121,14 @@ export function dumpCosts(dump: string, ranges: readonly CodeRange[]): DumpCosts
     }
   }
   return { self, calls };
+}
+
+/** The column of `event` in the dump's `events:` line; throws naming the events there are. */
+export function eventColumn(dump: string, event: string): number {
+  const events = /^events:\s+(.+)$/m.exec(dump)?.[1]?.trim().split(/\s+/) ?? [];
+  const column = events.indexOf(event);
+  if (column === -1) throw new Error(`the dump has no event ${event} (it has ${events.join(', ') || 'none'})`);
+  return column;
 }
 
 /**

@@ -6,7 +6,7 @@
  * `calls=`).
  */
 import { describe, expect, it } from 'vitest';
-import { callersOf, dumpCosts, parsePerfMap, selfCostByFunction } from '../../bench/lib/callgrind.js';
+import { callersOf, dumpCosts, eventColumn, parsePerfMap, selfCostByFunction } from '../../bench/lib/callgrind.js';
 
 const PERF_MAP = ['1000 40 JS:*handle file:///x/build/example.mjs:10:1', '2000 10 JS:^render file:///x/build/example.mjs:20:1', 'junk line'].join('\n');
 
@@ -73,5 +73,29 @@ describe('instructions by function from a callgrind dump', () => {
     expect(callersOf(dumpCosts(DUMP, ranges), ['StoreIC']).size).toBe(0);
     // Its own instructions are unchanged by the call's cost.
     expect(selfCostByFunction(DUMP, ranges).get('JS:*handle file:///x/build/example.mjs:10:1')).toBe(17);
+  });
+});
+
+describe('another event of a simulated dump', () => {
+  const SIMULATED = [
+    'version: 1',
+    'positions: instr',
+    'events: Ir Bc Bcm',
+    'ob=(1) /usr/bin/node',
+    'fn=(1) Builtins_LoadIC',
+    '0x500 7 2 1',
+    '+2 3',
+    'ob=(2) ???',
+    'fn=(2) 0x0000000000001000',
+    '0x1000 10 4 3',
+    'totals: 20 6 4',
+  ].join('\n');
+
+  it('counts the chosen column, a line that leaves it out as 0', () => {
+    const ranges = parsePerfMap(PERF_MAP);
+    expect(Object.fromEntries(dumpCosts(SIMULATED, ranges, 'Bcm').self)).toEqual({ 'Builtins_LoadIC [node]': 1, 'JS:*handle file:///x/build/example.mjs:10:1': 3 });
+    expect(Object.fromEntries(dumpCosts(SIMULATED, ranges).self)).toEqual({ 'Builtins_LoadIC [node]': 10, 'JS:*handle file:///x/build/example.mjs:10:1': 10 });
+    expect(eventColumn(SIMULATED, 'Bc')).toBe(1);
+    expect(() => eventColumn(SIMULATED, 'D1mr')).toThrow('the dump has no event D1mr (it has Ir, Bc, Bcm)');
   });
 });

@@ -25,6 +25,8 @@ describe('npm run bench:instructions options', () => {
     [['--functions', 'many'], /^--warm, --window, --windows and --functions must be whole numbers/],
     [['--mix'], /^--mix needs --catalogue/],
     [['--catalogue', '--server', 'node'], /^--catalogue has a trestle and a fastify server only\./],
+    [['--event', 'Bcm'], /^--event must be Ir, or with --cache-sim one of I1mr, .*Bim; not "Bcm"\./],
+    [['--cache-sim', '--event', 'cycles'], /^--event must be Ir, or with --cache-sim one of/],
     [['--bogus'], /^Unknown option '--bogus'/],
   ])('%j is refused with the reason and the usage (exit 2)', async (args, reason) => {
     const { code, stdout, stderr } = await instructions(args);
