@@ -20,7 +20,7 @@ import autocannon from 'autocannon';
 import { ensureSqliteDataset } from './lib/dataset.js';
 import { ensureCatalogueSqlite } from './lib/catalogue-dataset.js';
 import { bundleServers } from './lib/bundle.js';
-import { callersOf, dumpCosts, parsePerfMap } from './lib/callgrind.js';
+import { callersOf, dumpCosts, eventNames, parsePerfMap } from './lib/callgrind.js';
 import { commandLine } from './lib/command-line.js';
 import { freePort } from './lib/server-process.js';
 import { AUTH_HEADERS, W8_BOOK } from './lib/workloads.js';
@@ -194,7 +194,7 @@ async function main(): Promise<void> {
  * the dump's `events:` line and its totals.
  */
 function cacheMisses(dump: string, totals: string, requests: number): string {
-  const events = /^events:\s+(.+)$/m.exec(dump)?.[1]?.trim().split(/\s+/) ?? [];
+  const events = eventNames(dump);
   const values = totals.trim().split(/\s+/).map(Number);
   const per = (...names: string[]) => names.reduce((n, name) => n + (values[events.indexOf(name)] ?? 0), 0) / requests;
   if (!events.includes('I1mr')) return '';

@@ -260,8 +260,8 @@ async function measureWorkers(workload: string, spec: (workers: number) => Serve
       counts.forEach((workers, i) => {
         const m = measured[i]!;
         const row = summarize(m.per[0]!, m.cpuUs, m.loadCpuUs);
-        const load = row.loadCpuUsPerRequest == null ? generator : `${generator} ${row.loadCpuUsPerRequest.toFixed(0)} µs/req`;
-        out.push({ workload, name: `${w.name}, ${workers} worker${workers > 1 ? 's' : ''} (unpinned)`, server: `trestle ×${workers}`, ...row, rssBytes: m.rss, note: `load: ${load}` });
+        const client = row.loadCpuUsPerRequest == null ? generator : `${generator} ${row.loadCpuUsPerRequest.toFixed(0)} µs/req`;
+        out.push({ workload, name: `${w.name}, ${workers} worker${workers > 1 ? 's' : ''} (unpinned)`, server: `trestle ×${workers}`, ...row, rssBytes: m.rss, note: `load: ${client}` });
       });
     }
     // The table lists one worker's rows, then two workers'.

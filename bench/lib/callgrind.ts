@@ -123,9 +123,14 @@ export function dumpCosts(dump: string, ranges: readonly CodeRange[], event?: st
   return { self, calls };
 }
 
+/** The names of the dump's `events:` line, in their column order (`Ir`, and with a simulation `I1mr`, `Bcm`, …). */
+export function eventNames(dump: string): string[] {
+  return /^events:\s+(.+)$/m.exec(dump)?.[1]?.trim().split(/\s+/) ?? [];
+}
+
 /** The column of `event` in the dump's `events:` line; throws naming the events there are. */
 export function eventColumn(dump: string, event: string): number {
-  const events = /^events:\s+(.+)$/m.exec(dump)?.[1]?.trim().split(/\s+/) ?? [];
+  const events = eventNames(dump);
   const column = events.indexOf(event);
   if (column === -1) throw new Error(`the dump has no event ${event} (it has ${events.join(', ') || 'none'})`);
   return column;
