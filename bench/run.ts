@@ -119,10 +119,12 @@ function median(xs: number[]): number {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
-function summarize(results: LoadResult[], cpuUs: number[] = [], loadCpuUs: number[] = []): Pick<Row, 'rps' | 'p50' | 'p99' | 'failures' | 'cpuUsPerRequest' | 'loadCpuUsPerRequest'> {
+function summarize(results: LoadResult[], cpuUs: number[] = [], loadCpuUs: number[] = []): Pick<Row, 'rps' | 'p50' | 'p99' | 'failures' | 'cpuUsPerRequest' | 'loadCpuUsPerRequest' | 'rounds'> {
+  const cpu = cpuUs.filter(Number.isFinite);
   return {
+    rounds: { rps: results.map((r) => r.rps), cpuUs },
     rps: median(results.map((r) => r.rps)),
-    cpuUsPerRequest: cpuUs.length > 0 ? median(cpuUs) : null,
+    cpuUsPerRequest: cpu.length > 0 ? median(cpu) : null,
     loadCpuUsPerRequest: loadCpuUs.length > 0 ? median(loadCpuUs) : null,
     p50: median(results.map((r) => r.p50)),
     p99: median(results.map((r) => r.p99)),
@@ -141,7 +143,7 @@ interface Measured {
   per: LoadResult[][];
   /** Peak RSS while this server was measured. */
   rss: number;
-  /** CPU µs per request served, one figure per run. */
+  /** CPU µs per request served, one figure per run (NaN for a run that served nothing). */
   cpuUs: number[];
   /** The load generator's CPU µs per request, one figure per run. */
   loadCpuUs: number[];
@@ -169,7 +171,8 @@ async function measure(contenders: Contender[]): Promise<Measured[]> {
         const cpuBefore = server.cpuSeconds();
         const { results, cpuSeconds } = await loader.runBatch(requests.map((r) => ({ ...r, duration: runSeconds })));
         const served = results.reduce((n, r) => n + r.ok + r.non2xx, 0);
-        if (served > 0) m.cpuUs.push(((server.cpuSeconds() - cpuBefore) * 1e6) / served);
+        // NaN keeps the rounds aligned with the rival's (report.ts pairs them by index).
+        m.cpuUs.push(served > 0 ? ((server.cpuSeconds() - cpuBefore) * 1e6) / served : NaN);
         if (served > 0 && cpuSeconds !== null) m.loadCpuUs.push((cpuSeconds * 1e6) / served);
         results.forEach((r, j) => m.per[j]!.push(r));
       } finally {

@@ -16,6 +16,8 @@ export interface Row {
   failures: number;
   /** The load generator's CPU time per request, µs; median of the runs (null without /proc). */
   loadCpuUsPerRequest?: number | null;
+  /** Each measured round's req/s and CPU µs per request, in the order the rounds ran (a server's round i ran right after or before its rival's round i). */
+  rounds?: { rps: number[]; cpuUs: number[] };
   note?: string;
 }
 
@@ -42,6 +44,25 @@ export function cpuRatioOf(rows: readonly Row[], row: Row): number | null {
   if (row.server !== 'trestle' || !row.cpuUsPerRequest) return null;
   const base = find(rows, 'fastify', row.name);
   return base?.cpuUsPerRequest ? base.cpuUsPerRequest / row.cpuUsPerRequest : null;
+}
+
+/**
+ * Trestle's ratio to Fastify in each round, paired by round (the two ran one
+ * after the other, so a drift of the machine weighs on both alike): req/s and
+ * CPU, each as `ratioOf` and `cpuRatioOf` read it. Empty where a row has no
+ * rounds recorded.
+ */
+export function roundRatiosOf(rows: readonly Row[], row: Row): { rps: number[]; cpu: number[] } {
+  const base = row.server === 'trestle' ? find(rows, 'fastify', row.name) : undefined;
+  const mine = row.rounds;
+  const theirs = base?.rounds;
+  if (!mine || !theirs) return { rps: [], cpu: [] };
+  const paired = (a: number[], b: number[], f: (x: number, y: number) => number) =>
+    a.slice(0, Math.min(a.length, b.length)).flatMap((x, i) => (x > 0 && b[i]! > 0 ? [f(x, b[i]!)] : []));
+  return {
+    rps: paired(mine.rps, theirs.rps, (x, y) => x / y),
+    cpu: paired(mine.cpuUs, theirs.cpuUs, (x, y) => y / x),
+  };
 }
 
 const pad = (s: string, n: number, right = false) => (right ? s.padStart(n) : s.padEnd(n));
@@ -76,8 +97,9 @@ export function checkBudget(rows: readonly Row[]): BudgetLine[] {
     if (r.name.includes('1M, exact') || r.name.includes('1M, capped')) continue;
     const ratio = ratioOf(rows, r);
     const cpu = cpuRatioOf(rows, r);
-    if (ratio !== null) out.push(parity(`${r.workload} ${r.name}: Trestle req/s ≥ 1.0x Fastify`, ratio));
-    if (cpu !== null) out.push(parity(`${r.workload} ${r.name}: Trestle CPU/request ≤ Fastify's (ratio ≥ 1.0x)`, cpu));
+    const rounds = roundRatiosOf(rows, r);
+    if (ratio !== null) out.push(parity(`${r.workload} ${r.name}: Trestle req/s ≥ 1.0x Fastify`, ratio, rounds.rps));
+    if (cpu !== null) out.push(parity(`${r.workload} ${r.name}: Trestle CPU/request ≤ Fastify's (ratio ≥ 1.0x)`, cpu, rounds.cpu));
   }
   const exact = find(rows, 'trestle', 'page 2, 1M, exact count');
   const capped = find(rows, 'trestle', 'page 2, 1M, capped count');
@@ -120,9 +142,21 @@ export function checkBudget(rows: readonly Row[]): BudgetLine[] {
   return out;
 }
 
-/** A parity target: met at 1.0x; between the 0.90x floor and 1.0x it is reported as missed but above the floor. */
-function parity(target: string, ratio: number): BudgetLine {
-  const value = `${ratio.toFixed(2)}x${ratio < 1 && ratio >= 0.9 ? ' (above the 0.90x floor)' : ratio < 0.9 ? ' (below the 0.90x floor)' : ''}`;
+/**
+ * A parity target: met at 1.0x; between the 0.90x floor and 1.0x it is
+ * reported as missed but above the floor. With two rounds or more, the
+ * range of the rounds' own ratios follows, and a miss whose rounds reach
+ * 1.0x says so: the rounds' spread, not a steady gap.
+ */
+export function parity(target: string, ratio: number, rounds: readonly number[] = []): BudgetLine {
+  let value = `${ratio.toFixed(2)}x${ratio < 1 && ratio >= 0.9 ? ' (above the 0.90x floor)' : ratio < 0.9 ? ' (below the 0.90x floor)' : ''}`;
+  if (rounds.length >= 2) {
+    const low = Math.min(...rounds);
+    const high = Math.max(...rounds);
+    value += `; rounds ${low.toFixed(2)}x–${high.toFixed(2)}x`;
+    if (ratio < 1 && high >= 1) value += ', within their spread';
+    else if (ratio < 1) value += ', every round behind';
+  }
   return { target, value, met: ratio >= 1 };
 }
 

@@ -1,0 +1,53 @@
+/**
+ * The bench's budget lines: a parity target reads the median ratio, and
+ * with the rounds recorded it also shows the range of the rounds' own
+ * ratios (Trestle's round i against Fastify's round i, run one after the
+ * other), saying whether a miss is inside that spread or every round's.
+ */
+import { describe, expect, it } from 'vitest';
+import { checkBudget, parity, roundRatiosOf, type Row } from '../../bench/lib/report.js';
+
+function row(server: string, rps: number, cpuUs: number, rounds?: Row['rounds']): Row {
+  return { workload: 'W8', name: 'book detail', server, rps, p50: 0, p99: 1, rssBytes: 90 * 1024 * 1024, cpuUsPerRequest: cpuUs, failures: 0, ...(rounds ? { rounds } : {}) };
+}
+
+describe('bench budget: the rounds of a parity target', () => {
+  it('pairs the rounds by index: req/s as Trestle over Fastify, CPU as Fastify over Trestle', () => {
+    const rows = [
+      row('trestle', 950, 20, { rps: [900, 950, 1050], cpuUs: [21, 20, 19] }),
+      row('fastify', 1000, 20, { rps: [1000, 1000, 1000], cpuUs: [20, 20, 20] }),
+    ];
+    const r = roundRatiosOf(rows, rows[0]!);
+    expect(r.rps).toEqual([0.9, 0.95, 1.05]);
+    expect(r.cpu.map((x) => Number(x.toFixed(4)))).toEqual([0.9524, 1, 1.0526]);
+    expect(roundRatiosOf(rows, rows[1]!)).toEqual({ rps: [], cpu: [] });
+  });
+
+  it('leaves out a round either server measured nothing in, keeping the others paired', () => {
+    const rows = [
+      row('trestle', 1000, 20, { rps: [1000, 1100, 990], cpuUs: [20, NaN, 22] }),
+      row('fastify', 1000, 20, { rps: [1000, 1000, 1000], cpuUs: [20, 20, 20] }),
+    ];
+    const r = roundRatiosOf(rows, rows[0]!);
+    expect(r.rps.map((x) => Number(x.toFixed(2)))).toEqual([1, 1.1, 0.99]);
+    expect(r.cpu.map((x) => Number(x.toFixed(4)))).toEqual([1, 0.9091]);
+  });
+
+  it('a miss whose rounds reach 1.0x is within their spread; one whose rounds all trail is every round behind', () => {
+    const rows = [
+      row('trestle', 960, 21, { rps: [930, 960, 1010], cpuUs: [21, 21, 21.5] }),
+      row('fastify', 1000, 20, { rps: [1000, 1000, 1000], cpuUs: [20, 20, 20] }),
+    ];
+    expect(checkBudget(rows)).toEqual([
+      { target: 'W8 book detail: Trestle req/s ≥ 1.0x Fastify', value: '0.96x (above the 0.90x floor); rounds 0.93x–1.01x, within their spread', met: false },
+      { target: "W8 book detail: Trestle CPU/request ≤ Fastify's (ratio ≥ 1.0x)", value: '0.95x (above the 0.90x floor); rounds 0.93x–0.95x, every round behind', met: false },
+    ]);
+  });
+
+  it('a met target shows the rounds without a verdict; one round, or none recorded, shows the ratio alone', () => {
+    expect(parity('t', 1.04, [0.98, 1.04, 1.1])).toEqual({ target: 't', value: '1.04x; rounds 0.98x–1.10x', met: true });
+    expect(parity('t', 0.85, [0.85])).toEqual({ target: 't', value: '0.85x (below the 0.90x floor)', met: false });
+    const rows = [row('trestle', 1100, 20), row('fastify', 1000, 20)];
+    expect(checkBudget(rows).map((l) => l.value)).toEqual(['1.10x', '1.00x']);
+  });
+});
