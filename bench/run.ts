@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [--only W1,W2] [--no-pg] [--runs N] [--connections N] [--help]`
+ * `npm run bench [-- --quick] [--only W1,W2] [--no-pg] [--runs N] [--processes N] [--connections N] [--help]`
  *
  * Builds (once) the dataset, then starts each server in its own process —
  * (a) Trestle, (b) hand-written Fastify, (c) raw node:http, all of one
@@ -32,6 +32,9 @@ CPU and req/s ratios taken within one run (see bench/README.md).
 Options:
   --quick           warm-up 1 s and one 2 s run per case (about 2 minutes; ±15 %)
   --runs N          measured rounds per case, taken in turn between the servers (default 3, 1 with --quick)
+  --processes N     start the pinned servers N times, each with its own warm-up and rounds, and
+                    take the medians over all of them (default 1): a server process's speed
+                    varies from one start to the next more than from one round to the next
   --only W1,W7      only these workloads
   --no-pg           skip the PostgreSQL workloads (W6, W8 on PostgreSQL)
   --connections N   connections per load (default 16)
@@ -46,6 +49,7 @@ const { values, refuse } = commandLine(HELP, {
   'no-pg': { type: 'boolean', default: false },
   connections: { type: 'string', default: '16' },
   runs: { type: 'string' },
+  processes: { type: 'string', default: '1' },
   load: { type: 'string', default: 'autocannon' },
   help: { type: 'boolean', short: 'h', default: false },
 });
@@ -73,6 +77,8 @@ const WARMUP_CAP_SECONDS = 30;
 const runSeconds = quick ? 2 : 6;
 const runs = values.runs !== undefined ? Number(values.runs) : quick ? 1 : 3;
 if (!(Number.isInteger(runs) && runs >= 1)) refuse(`--runs must be a whole number of rounds (1 or more), not ${values.runs}`);
+const processes = Number(values.processes);
+if (!(Number.isInteger(processes) && processes >= 1)) refuse(`--processes must be a whole number of server starts (1 or more), not ${values.processes}`);
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const started = Date.now();
 
@@ -312,7 +318,7 @@ async function main(): Promise<void> {
   }
   const targets: Record<Dataset, string | null> = { sqlite: sqliteFile, postgres: pgUrl, 'catalogue-sqlite': catalogueFile, 'catalogue-postgres': cataloguePg };
   const loadStart = loadavg()[0]!;
-  log(`mode: ${quick ? 'quick' : 'full'} (warm-up ${warmupSeconds} s, ${runs} × ${runSeconds} s, ${connections} connections, load: ${load}); ` +
+  log(`mode: ${quick ? 'quick' : 'full'} (warm-up ${warmupSeconds} s, ${processes > 1 ? `${processes} processes × ` : ''}${runs} × ${runSeconds} s, ${connections} connections, load: ${load}); ` +
     `pinning: ${tasksetAvailable() ? 'server core 0, load core 1' : 'none'}; load average ${loadStart.toFixed(2)}`);
 
   await loader.start();
@@ -324,40 +330,69 @@ async function main(): Promise<void> {
       const cases = selected.filter((w) => w.database === database);
       const kinds = (['trestle', 'fastify', 'node'] as const).filter((kind) => cases.some((w) => w.servers.includes(kind)));
       if (kinds.length === 0) continue;
-      // All of a database's servers run at once, each idle but while it is measured.
-      const servers = new Map<ServerKind, RunningServer>();
-      const byKind = new Map<ServerKind, Row[]>(kinds.map((kind) => [kind, []]));
-      try {
-        for (const kind of kinds) servers.set(kind, await startServer(serverSpec(bundles, kind, database, target)));
-        // Every request a server will be measured on (but the slow-on-purpose ones) runs once
-        // before any case is measured, so the first case meets code as warm as the later ones do.
-        for (const kind of kinds) {
-          // W8's POSTs are left out too: rows they add before W7 is measured would change W7's pages.
-          await warmUp(servers.get(kind)!, LABELS[kind], cases.filter((w) => w.servers.includes(kind) && !w.slow && w.body === undefined));
+      // Each case's measurements per server, over every process (`--processes`): rounds concatenated.
+      const measuredOf = new Map<string, Measured>();
+      const keep = (w: Workload, kind: ServerKind, part: string, m: Measured) => {
+        const key = `${w.name}|${kind}|${part}`;
+        const before = measuredOf.get(key);
+        measuredOf.set(key, before === undefined ? m : {
+          per: before.per.map((results, j) => [...results, ...m.per[j]!]),
+          rss: Math.max(before.rss, m.rss),
+          cpuUs: [...before.cpuUs, ...m.cpuUs],
+          loadCpuUs: [...before.loadCpuUs, ...m.loadCpuUs],
+        });
+      };
+      for (let p = 0; p < processes; p++) {
+        // The catalogue as seeded for every process: the previous one's W8 POSTs added books.
+        if (p > 0 && database === 'catalogue-sqlite') await ensureCatalogueSqlite(log);
+        const of = processes > 1 ? ` (process ${p + 1} of ${processes})` : '';
+        // All of a database's servers run at once, each idle but while it is measured.
+        const servers = new Map<ServerKind, RunningServer>();
+        try {
+          for (const kind of kinds) servers.set(kind, await startServer(serverSpec(bundles, kind, database, target)));
+          // Every request a server will be measured on (but the slow-on-purpose ones) runs once
+          // before any case is measured, so the first case meets code as warm as the later ones do.
+          for (const kind of kinds) {
+            // W8's POSTs are left out too: rows they add before W7 is measured would change W7's pages.
+            await warmUp(servers.get(kind)!, LABELS[kind], cases.filter((w) => w.servers.includes(kind) && !w.slow && w.body === undefined));
+          }
+          for (const w of cases) {
+            const here = kinds.filter((kind) => w.servers.includes(kind));
+            log(`${w.id} ${w.name} — ${here.map((kind) => LABELS[kind]).join(', ')} in turn${of}`);
+            const server = (kind: ServerKind) => servers.get(kind)!;
+            if (w.withObtainToken) {
+              const alone = await measure(here.map((kind) => ({ server: server(kind), requests: [request(server(kind).port, w)] })));
+              const both = await measure(here.map((kind) => ({ server: server(kind), requests: [request(server(kind).port, w), obtainTokenRequest(server(kind).port)] })));
+              here.forEach((kind, i) => {
+                keep(w, kind, 'alone', alone[i]!);
+                keep(w, kind, 'both', both[i]!);
+              });
+            } else {
+              const measured = await measure(here.map((kind) => ({ server: server(kind), requests: [request(server(kind).port, w)] })));
+              here.forEach((kind, i) => keep(w, kind, 'one', measured[i]!));
+            }
+          }
+        } finally {
+          for (const server of servers.values()) await server.stop();
         }
-        for (const w of cases) {
-          const here = kinds.filter((kind) => w.servers.includes(kind));
-          log(`${w.id} ${w.name} — ${here.map((kind) => LABELS[kind]).join(', ')} in turn`);
-          const server = (kind: ServerKind) => servers.get(kind)!;
+      }
+      const byKind = new Map<ServerKind, Row[]>(kinds.map((kind) => [kind, []]));
+      for (const w of cases) {
+        for (const kind of kinds.filter((k) => w.servers.includes(k))) {
+          const got = (part: string) => measuredOf.get(`${w.name}|${kind}|${part}`)!;
           if (w.withObtainToken) {
-            const alone = await measure(here.map((kind) => ({ server: server(kind), requests: [request(server(kind).port, w)] })));
-            const both = await measure(here.map((kind) => ({ server: server(kind), requests: [request(server(kind).port, w), obtainTokenRequest(server(kind).port)] })));
-            here.forEach((kind, i) => {
-              const token = summarize(both[i]!.per[1]!);
-              byKind.get(kind)!.push(
-                { workload: w.id, name: 'W1 page 2 alone (W4 reference)', server: LABELS[kind], ...summarize(alone[i]!.per[0]!, alone[i]!.cpuUs, alone[i]!.loadCpuUs), rssBytes: alone[i]!.rss },
-                { workload: w.id, name: w.name, server: LABELS[kind], ...summarize(both[i]!.per[0]!), rssBytes: both[i]!.rss, note: `obtain-token ${token.rps.toFixed(1)} req/s, p99 ${token.p99} ms` },
-              );
-            });
+            const alone = got('alone');
+            const both = got('both');
+            const token = summarize(both.per[1]!);
+            byKind.get(kind)!.push(
+              { workload: w.id, name: 'W1 page 2 alone (W4 reference)', server: LABELS[kind], ...summarize(alone.per[0]!, alone.cpuUs, alone.loadCpuUs), rssBytes: alone.rss },
+              { workload: w.id, name: w.name, server: LABELS[kind], ...summarize(both.per[0]!), rssBytes: both.rss, note: `obtain-token ${token.rps.toFixed(1)} req/s, p99 ${token.p99} ms` },
+            );
           } else {
-            const measured = await measure(here.map((kind) => ({ server: server(kind), requests: [request(server(kind).port, w)] })));
-            here.forEach((kind, i) => {
-              byKind.get(kind)!.push({ workload: w.id, name: w.name, server: LABELS[kind], ...summarize(measured[i]!.per[0]!, measured[i]!.cpuUs, measured[i]!.loadCpuUs), rssBytes: measured[i]!.rss });
-            });
+            const m = got('one');
+            byKind.get(kind)!.push({ workload: w.id, name: w.name, server: LABELS[kind], ...summarize(m.per[0]!, m.cpuUs, m.loadCpuUs), rssBytes: m.rss });
           }
         }
-      } finally {
-        for (const server of servers.values()) await server.stop();
       }
       for (const kind of kinds) rows.push(...byKind.get(kind)!);
     }
@@ -389,7 +424,7 @@ async function main(): Promise<void> {
   const dir = join(BENCH_DIR, 'results');
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `${new Date(started).toISOString().replace(/[:.]/g, '-')}.json`);
-  writeFileSync(file, JSON.stringify({ startedAt: new Date(started).toISOString(), mode: quick ? 'quick' : 'full', warmupSeconds, warmupRequests, runSeconds, runs, connections, load, machine, rows, budget }, null, 2));
+  writeFileSync(file, JSON.stringify({ startedAt: new Date(started).toISOString(), mode: quick ? 'quick' : 'full', warmupSeconds, warmupRequests, runSeconds, runs, processes, connections, load, machine, rows, budget }, null, 2));
   process.stdout.write(`\nResults: ${file} (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
 }
 

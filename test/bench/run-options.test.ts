@@ -21,6 +21,7 @@ describe('npm run bench options', () => {
   it.each([
     [['--only', 'W9'], /^--only: no workload W9 \(there are W1, W2, .*W8, WORKERS\)/],
     [['--runs', '0'], /^--runs must be a whole number of rounds \(1 or more\), not 0/],
+    [['--processes', '1.5'], /^--processes must be a whole number of server starts \(1 or more\), not 1\.5/],
     [['--connections', 'many'], /^--connections must be a whole number of connections \(1 or more\), not many/],
     [['--load', 'siege'], /^--load must be autocannon or wrk, not siege/],
     [['--bogus'], /^Unknown option '--bogus'/],
