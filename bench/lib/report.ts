@@ -67,13 +67,15 @@ export function roundRatiosOf(rows: readonly Row[], row: Row): { rps: number[]; 
 
 const pad = (s: string, n: number, right = false) => (right ? s.padStart(n) : s.padEnd(n));
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
+/** A latency in ms as measured (autocannon's whole ms, wrk's µs), to the µs: a median of two is not printed as 0.5670000000000001. */
+const ms = (x: number) => String(Number(x.toFixed(3)));
 
 export function formatTable(rows: readonly Row[]): string {
   const head = ['workload', 'case', 'server', 'req/s', 'p50 ms', 'p99 ms', 'RSS MB', 'CPU µs/req', 'T/F req/s', 'T/F CPU'];
   const body = rows.map((r) => {
     const ratio = ratioOf(rows, r);
     const cpuRatio = cpuRatioOf(rows, r);
-    return [r.workload, r.name, r.server, r.rps.toFixed(0), String(r.p50), String(r.p99), mb(r.rssBytes),
+    return [r.workload, r.name, r.server, r.rps.toFixed(0), ms(r.p50), ms(r.p99), mb(r.rssBytes),
       r.cpuUsPerRequest === null ? '' : r.cpuUsPerRequest.toFixed(0),
       ratio === null ? '' : `${ratio.toFixed(2)}x`, cpuRatio === null ? '' : `${cpuRatio.toFixed(2)}x`,
     ].concat(r.failures ? [`(${r.failures} failed)`] : [], r.note ? [r.note] : []);

@@ -5,7 +5,7 @@
  * other), saying whether a miss is inside that spread or every round's.
  */
 import { describe, expect, it } from 'vitest';
-import { checkBudget, parity, roundRatiosOf, type Row } from '../../bench/lib/report.js';
+import { checkBudget, formatTable, parity, roundRatiosOf, type Row } from '../../bench/lib/report.js';
 
 function row(server: string, rps: number, cpuUs: number, rounds?: Row['rounds']): Row {
   return { workload: 'W8', name: 'book detail', server, rps, p50: 0, p99: 1, rssBytes: 90 * 1024 * 1024, cpuUsPerRequest: cpuUs, failures: 0, ...(rounds ? { rounds } : {}) };
@@ -49,5 +49,14 @@ describe('bench budget: the rounds of a parity target', () => {
     expect(parity('t', 0.85, [0.85])).toEqual({ target: 't', value: '0.85x (below the 0.90x floor)', met: false });
     const rows = [row('trestle', 1100, 20), row('fastify', 1000, 20)];
     expect(checkBudget(rows).map((l) => l.value)).toEqual(['1.10x', '1.00x']);
+  });
+});
+
+describe('bench table', () => {
+  it('prints a latency to the microsecond, whatever the float arithmetic of a median left', () => {
+    const rows = [{ ...row('trestle ×2', 25836, 60), p50: 0.5670000000000001, p99: 1.88 }, { ...row('trestle', 1000, 20), p50: 0.5, p99: 4 }];
+    const lines = formatTable(rows).split('\n');
+    expect(lines[2]).toMatch(/\| trestle ×2 \| 25836 \| +0\.567 \| +1\.88 \| +90 \| +60 \|/);
+    expect(lines[3]).toMatch(/\| trestle +\| +1000 \| +0\.5 \| +4 \| +90 \| +20 \|/);
   });
 });
