@@ -369,7 +369,7 @@ async function main(): Promise<void> {
               });
             } else {
               // A POST was left out of the warm-up above: it gets its own, as many requests as every other case.
-              if (w.body !== undefined && warmupRequests > 0) for (const kind of here) await warmUp(server(kind), LABELS[kind], [w]);
+              if (w.body !== undefined) for (const kind of here) await warmUp(server(kind), LABELS[kind], [w]);
               const measured = await measure(here.map((kind) => ({ server: server(kind), requests: [request(server(kind).port, w)] })));
               here.forEach((kind, i) => keep(w, kind, 'one', measured[i]!));
             }
