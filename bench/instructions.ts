@@ -1,7 +1,7 @@
 /**
  * `npm run bench:instructions -- [--server trestle|fastify|node] [--path /w1/items/?page=2]
  *   [--catalogue] [--body JSON] [--mix] [--warm 10000] [--window 4000] [--windows 3] [--functions N]
- *   [--callers NAME] [--cache-sim]`
+ *   [--callers NAME] [--cache-sim] [--save DIR]`
  *
  * One bundled server under `valgrind --tool=callgrind`, counting the
  * instructions the whole process (every thread) runs per request, over
@@ -13,7 +13,7 @@
  * counted); `npm run bench` stays the measure. SQLite only.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -50,6 +50,13 @@ Options:
   --event NAME    with --functions or --callers: count this event instead of instructions (Ir);
                   with --cache-sim also I1mr, D1mr, D1mw, ILmr, DLmr, DLmw, Bc, Bcm, Bi or Bim
                   (e.g. Bcm: which functions' conditional branches are mispredicted)
+  --save DIR      keep the last window's dump (callgrind.out) and node's perf map (perf.map) in DIR,
+                  to read again with other events without counting again
+  --kinds         also sum the last window's costs by kind of code (the server's own
+                  JavaScript, dependencies', Node's, V8's builtins, V8's and Node's C++,
+                  SQLite, system libraries), every event counted (with --cache-sim its misses)
+  --from DIR      count nothing: report --functions, --callers and --kinds from what
+                  --save DIR kept
   --callers NAME  also list who calls the functions whose name contains NAME in the last
                   window and what the calls cost per request, callee included (e.g.
                   KeyedStoreIC_Megamorphic: whose property stores miss their inline caches);
@@ -70,6 +77,9 @@ const { values, refuse } = commandLine(HELP, {
   callers: { type: 'string' },
   'cache-sim': { type: 'boolean', default: false },
   event: { type: 'string' },
+  save: { type: 'string' },
+  from: { type: 'string' },
+  kinds: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 });
 const kind = values.server as 'trestle' | 'fastify' | 'node';
@@ -79,17 +89,18 @@ if (![warm, windowSize, windows, functions].every((n) => Number.isInteger(n) && 
   refuse('--warm, --window, --windows and --functions must be whole numbers (--window and --windows at least 1).');
 }
 const SIMULATED = ['I1mr', 'D1mr', 'D1mw', 'ILmr', 'DLmr', 'DLmw', 'Bc', 'Bcm', 'Bi', 'Bim'];
-if (values.event !== undefined && values.event !== 'Ir' && !(values['cache-sim'] && SIMULATED.includes(values.event))) {
+if (values.from === undefined && values.event !== undefined && values.event !== 'Ir' && !(values['cache-sim'] && SIMULATED.includes(values.event))) {
   refuse(`--event must be Ir, or with --cache-sim one of ${SIMULATED.join(', ')}; not "${values.event}".`);
 }
 if (values.mix && !values.catalogue) refuse('--mix needs --catalogue (it serves the catalogue\'s endpoints).');
 if (values.catalogue && kind === 'node') refuse('--catalogue has a trestle and a fastify server only.');
-for (const tool of ['valgrind', 'callgrind_control']) {
+for (const tool of values.from === undefined ? ['valgrind', 'callgrind_control'] : []) {
   if (spawnSync(tool, ['--version'], { stdio: 'ignore' }).error) refuse(`${tool} was not found: install valgrind (Debian: apt-get install valgrind).`);
 }
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 async function main(): Promise<void> {
+  if (values.from !== undefined) return reportSaved(values.from);
   const source = values.catalogue ? await ensureCatalogueSqlite(log) : await ensureSqliteDataset(log);
   const bundles = await bundleServers();
   const bundle = values.catalogue ? (kind === 'trestle' ? bundles.example : bundles.catalogue) : bundles[kind];
@@ -99,7 +110,7 @@ async function main(): Promise<void> {
   copyFileSync(source, database);
   const port = await freePort();
   const out = join(dir, 'callgrind.out');
-  const named = functions > 0 || values.callers !== undefined;
+  const named = functions > 0 || values.callers !== undefined || values.kinds || values.save !== undefined;
   const byFunction = named ? { valgrind: ['--dump-instr=yes', '--dump-line=no'], node: ['--perf-basic-prof'] } : { valgrind: [], node: [] };
   const cacheSim = values['cache-sim'] ? ['--cache-sim=yes', '--branch-sim=yes'] : [];
   const server = spawn('valgrind', ['--tool=callgrind', ...cacheSim, ...byFunction.valgrind, `--callgrind-out-file=${out}`, process.execPath, ...byFunction.node, bundle], {
@@ -163,28 +174,104 @@ async function main(): Promise<void> {
       `${kind} ${values.path}: ${counts.map((c) => `${(c / 1000).toFixed(1)}k`).join(', ')} instructions per request ` +
         `(median ${(sorted[Math.floor(sorted.length / 2)]! / 1000).toFixed(1)}k; windows of ${windowSize} after ${warm} of warm-up${values.mix ? ' and the mix' : ''})\n`,
     );
-    if (named) {
-      const mapFile = `/tmp/perf-${server.pid}.map`;
-      const ranges = parsePerfMap(existsSync(mapFile) ? readFileSync(mapFile, 'utf8') : '');
-      const event = values.event ?? 'Ir';
-      const costs = dumpCosts(last, ranges, event);
-      const print = (rows: [string, number][]) => {
-        for (const [name, cost] of rows) process.stdout.write(`${Math.round(cost / lastTotal).toString().padStart(8)}  ${name.replace(/file:\/\/\S*\/build\/|\S*\/node_modules\//g, '')}\n`);
-      };
-      if (functions > 0) {
-        process.stdout.write(`\nthe last window's ${event === 'Ir' ? 'instructions' : event} of their own per request, by function:\n`);
-        print([...costs.self].sort((a, b) => b[1] - a[1]).slice(0, functions));
-      }
-      for (const pattern of values.callers?.split(',') ?? []) {
-        process.stdout.write(`\nthe last window's calls to functions named *${pattern}* per request (callee included, ${event}), by caller:\n`);
-        print([...callersOf(costs, [pattern])].sort((a, b) => b[1] - a[1]).slice(0, functions > 0 ? functions : 30));
-      }
-      rmSync(mapFile, { force: true });
+    const mapFile = `/tmp/perf-${server.pid}.map`;
+    const perfMap = existsSync(mapFile) ? readFileSync(mapFile, 'utf8') : '';
+    if (values.save !== undefined) {
+      mkdirSync(values.save, { recursive: true });
+      writeFileSync(join(values.save, SAVED.dump), last);
+      writeFileSync(join(values.save, SAVED.map), perfMap);
+      writeFileSync(join(values.save, SAVED.requests), `${lastTotal}\n`);
+      log(`saved the last window's dump, perf map and request count in ${values.save} (read them again with --from)`);
     }
+    if (named) report(last, perfMap, lastTotal);
+    rmSync(mapFile, { force: true });
   } finally {
     server.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The files `--save` writes and `--from` reads. */
+const SAVED = { dump: 'callgrind.out', map: 'perf.map', requests: 'requests' } as const;
+
+/** `--from DIR`: what `--save DIR` kept, reported again without running a server. */
+function reportSaved(dir: string): void {
+  const read = (name: string) => {
+    const file = join(dir, name);
+    if (!existsSync(file)) refuse(`--from ${dir}: no ${name} there (write it with --save ${dir}).`);
+    return readFileSync(file, 'utf8');
+  };
+  const requests = Number(read(SAVED.requests).trim());
+  if (!(requests >= 1)) refuse(`--from ${dir}: ${SAVED.requests} does not hold a request count.`);
+  const dump = read(SAVED.dump);
+  const events = eventNames(dump);
+  process.stdout.write(`${dir}: ${requests} requests${events.includes('I1mr') ? ', with the cache simulation' : ''}\n`);
+  if (values.event !== undefined && !events.includes(values.event)) refuse(`--event ${values.event}: the saved dump has ${events.join(', ')}.`);
+  report(dump, read(SAVED.map), requests);
+}
+
+/** The last window's functions (--functions), callers (--callers) and kinds of code (--kinds). */
+function report(dump: string, perfMap: string, requests: number): void {
+  const ranges = parsePerfMap(perfMap);
+  const event = values.event ?? 'Ir';
+  const costs = dumpCosts(dump, ranges, event);
+  const print = (rows: [string, number][]) => {
+    for (const [name, cost] of rows) process.stdout.write(`${Math.round(cost / requests).toString().padStart(8)}  ${shortName(name)}\n`);
+  };
+  if (functions > 0) {
+    process.stdout.write(`\nthe last window's ${event === 'Ir' ? 'instructions' : event} of their own per request, by function:\n`);
+    print([...costs.self].sort((a, b) => b[1] - a[1]).slice(0, functions));
+  }
+  for (const pattern of values.callers?.split(',') ?? []) {
+    process.stdout.write(`\nthe last window's calls to functions named *${pattern}* per request (callee included, ${event}), by caller:\n`);
+    print([...callersOf(costs, [pattern])].sort((a, b) => b[1] - a[1]).slice(0, functions > 0 ? functions : 30));
+  }
+  if (values.kinds) printKinds(dump, ranges, requests);
+}
+
+function shortName(name: string): string {
+  return name.replace(/file:\/\/\S*\/build\/|\S*\/node_modules\//g, '');
+}
+
+/**
+ * `--kinds`: the last window's own costs per request summed by the kind of
+ * code that ran them, for every event the dump has (instructions, and with
+ * --cache-sim the first-level misses and mispredicted branches): where two
+ * servers that run about as many instructions differ in misses.
+ */
+function printKinds(dump: string, ranges: ReturnType<typeof parsePerfMap>, requests: number): void {
+  const wanted = ['Ir', 'I1mr', 'D1mr', 'D1mw', 'Bcm', 'Bim'].filter((e) => eventNames(dump).includes(e));
+  const byKind = new Map<string, number[]>();
+  wanted.forEach((event, column) => {
+    for (const [name, cost] of dumpCosts(dump, ranges, event).self) {
+      const kind = kindOf(name);
+      let row = byKind.get(kind);
+      if (row === undefined) byKind.set(kind, (row = wanted.map(() => 0)));
+      row[column]! += cost / requests;
+    }
+  });
+  const width = 36;
+  process.stdout.write(`\nthe last window's own costs per request, by kind of code:\n${''.padEnd(width)}${wanted.map((e) => e.padStart(9)).join('')}\n`);
+  const rows = [...byKind].sort((a, b) => b[1][0]! - a[1][0]!);
+  const total = wanted.map((_, i) => rows.reduce((sum, [, row]) => sum + row[i]!, 0));
+  for (const [kind, row] of [...rows, ['total', total] as [string, number[]]]) {
+    process.stdout.write(`${kind.padEnd(width)}${row.map((v) => Math.round(v).toString().padStart(9)).join('')}\n`);
+  }
+}
+
+/** The kind of code a function of the dump is (its name as `dumpCosts` gives it). */
+function kindOf(name: string): string {
+  if (name.startsWith('RegExp:')) return 'regular expressions (compiled)';
+  if (name.startsWith('JS:') || name.startsWith('LazyCompile:') || name.startsWith('Function:')) {
+    if (/\snode:/.test(name)) return "Node's JavaScript";
+    if (name.includes('/node_modules/')) return "dependencies' JavaScript";
+    return "the server's own JavaScript";
+  }
+  if (name.startsWith('Builtins_') || name.startsWith('Builtin:') || name.startsWith('BytecodeHandler:')) return "V8's builtins";
+  if (name.endsWith('[better_sqlite3.node]')) return 'SQLite and better-sqlite3';
+  if (name.endsWith('[node]')) return "V8's and Node's C++";
+  if (name.startsWith('???')) return 'unnamed';
+  return 'system libraries (libc, libstdc++, …)';
 }
 
 /**
