@@ -1,7 +1,8 @@
 /**
  * `npm run bench:instructions -- [--server trestle|fastify|node] [--path /w1/items/?page=2]
  *   [--catalogue] [--body JSON] [--mix] [--warm 10000] [--window 4000] [--windows 3] [--functions N]
- *   [--callers NAME] [--cache-sim] [--save DIR]`
+ *   [--callers NAME] [--cache-sim] [--kinds] [--save DIR]`
+ *   (or `--from DIR [--functions N] [--callers NAME] [--kinds] [--event NAME]`: a saved window again)
  *
  * One bundled server under `valgrind --tool=callgrind`, counting the
  * instructions the whole process (every thread) runs per request, over
