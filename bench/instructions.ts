@@ -206,8 +206,8 @@ function reportSaved(dir: string): void {
   if (!(requests >= 1)) refuse(`--from ${dir}: ${SAVED.requests} does not hold a request count.`);
   const dump = read(SAVED.dump);
   const events = eventNames(dump);
-  process.stdout.write(`${dir}: ${requests} requests${events.includes('I1mr') ? ', with the cache simulation' : ''}\n`);
   if (values.event !== undefined && !events.includes(values.event)) refuse(`--event ${values.event}: the saved dump has ${events.join(', ')}.`);
+  process.stdout.write(`${dir}: ${requests} requests${events.includes('I1mr') ? ', with the cache simulation' : ''}\n`);
   report(dump, read(SAVED.map), requests);
 }
 
@@ -215,17 +215,21 @@ function reportSaved(dir: string): void {
 function report(dump: string, perfMap: string, requests: number): void {
   const ranges = parsePerfMap(perfMap);
   const event = values.event ?? 'Ir';
-  const costs = dumpCosts(dump, ranges, event);
+  const patterns = values.callers?.split(',') ?? [];
+  // --kinds alone reads the dump per event in printKinds; the one-event costs are for the lists.
+  const costs = functions > 0 || patterns.length > 0 ? dumpCosts(dump, ranges, event) : null;
   const print = (rows: [string, number][]) => {
     for (const [name, cost] of rows) process.stdout.write(`${Math.round(cost / requests).toString().padStart(8)}  ${shortName(name)}\n`);
   };
-  if (functions > 0) {
-    process.stdout.write(`\nthe last window's ${event === 'Ir' ? 'instructions' : event} of their own per request, by function:\n`);
-    print([...costs.self].sort((a, b) => b[1] - a[1]).slice(0, functions));
-  }
-  for (const pattern of values.callers?.split(',') ?? []) {
-    process.stdout.write(`\nthe last window's calls to functions named *${pattern}* per request (callee included, ${event}), by caller:\n`);
-    print([...callersOf(costs, [pattern])].sort((a, b) => b[1] - a[1]).slice(0, functions > 0 ? functions : 30));
+  if (costs !== null) {
+    if (functions > 0) {
+      process.stdout.write(`\nthe last window's ${event === 'Ir' ? 'instructions' : event} of their own per request, by function:\n`);
+      print([...costs.self].sort((a, b) => b[1] - a[1]).slice(0, functions));
+    }
+    for (const pattern of patterns) {
+      process.stdout.write(`\nthe last window's calls to functions named *${pattern}* per request (callee included, ${event}), by caller:\n`);
+      print([...callersOf(costs, [pattern])].sort((a, b) => b[1] - a[1]).slice(0, functions > 0 ? functions : 30));
+    }
   }
   if (values.kinds) printKinds(dump, ranges, requests);
 }
