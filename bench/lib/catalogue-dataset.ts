@@ -6,7 +6,7 @@
  * books that W8's POSTs added are deleted when a run starts, so every run
  * sees the seeded catalogue.
  */
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import { openDatabase, type Database } from '../../src/db/database.js';
@@ -15,7 +15,7 @@ import { loadProject } from '../../src/cli/load-project.js';
 import { KyselyUserStore } from '../../src/users/kysely-user-store.js';
 import { TokenStore } from '../../src/authtoken/token-store.js';
 import { BENCH_PASSWORD, BENCH_SECRET, BENCH_TOKEN, BENCH_USERNAME } from './constants.js';
-import { BENCH_DIR, DATA_DIR } from './dataset.js';
+import { BENCH_DIR, DATA_DIR, buildSqliteFile } from './dataset.js';
 
 /** Bumped when the catalogue dataset's making changes; part of the cached file's name. */
 export const CATALOGUE_VERSION = 1;
@@ -36,19 +36,8 @@ export function cataloguePgUrl(base: string): string {
 export async function ensureCatalogueSqlite(log: (line: string) => void): Promise<string> {
   const file = catalogueSqlitePath();
   if (!existsSync(file)) {
-    mkdirSync(DATA_DIR, { recursive: true });
-    const tmp = `${file}.building`;
-    for (const f of [tmp, `${tmp}-wal`, `${tmp}-shm`]) rmSync(f, { force: true });
     log(`building ${file} (the example's catalogue, once)…`);
-    const database = await openDatabase(`sqlite:${tmp}`);
-    try {
-      await loadCatalogue(database);
-      await sql`pragma wal_checkpoint(truncate)`.execute(database.db);
-    } finally {
-      await database.close();
-    }
-    renameSync(tmp, file);
-    for (const f of [`${tmp}-wal`, `${tmp}-shm`]) rmSync(f, { force: true });
+    await buildSqliteFile(file, loadCatalogue);
   }
   await resetCatalogue(`sqlite:${file}`);
   return file;

@@ -33,6 +33,33 @@ export function pgUrl(base: string): string {
   return `${base}${sep}options=${encodeURIComponent(`-c search_path=${PG_SCHEMA}`)}`;
 }
 
+/**
+ * Writes a SQLite file with `fill` under a name of this process's own, then
+ * moves it to `file` — unless another bench process, started at the same
+ * time, put its copy there first (the same data): two first runs do not
+ * delete each other's half-built file.
+ */
+export async function buildSqliteFile(file: string, fill: (database: Awaited<ReturnType<typeof openDatabase>>) => Promise<void>): Promise<void> {
+  mkdirSync(DATA_DIR, { recursive: true });
+  const tmp = `${file}.building-${process.pid}`;
+  const drop = () => {
+    for (const f of [tmp, `${tmp}-wal`, `${tmp}-shm`]) rmSync(f, { force: true });
+  };
+  drop();
+  try {
+    const database = await openDatabase(`sqlite:${tmp}`);
+    try {
+      await fill(database);
+      await sql`pragma wal_checkpoint(truncate)`.execute(database.db);
+    } finally {
+      await database.close();
+    }
+    if (!existsSync(file)) renameSync(tmp, file);
+  } finally {
+    drop();
+  }
+}
+
 /** Builds the SQLite dataset unless the cached file exists; returns its path. */
 export async function ensureSqliteDataset(log: (line: string) => void): Promise<string> {
   const file = sqlitePath();
@@ -40,24 +67,12 @@ export async function ensureSqliteDataset(log: (line: string) => void): Promise<
     await migrateOnly(`sqlite:${file}`);
     return file;
   }
-  mkdirSync(DATA_DIR, { recursive: true });
-  const tmp = `${file}.building`;
-  rmSync(tmp, { force: true });
-  rmSync(`${tmp}-wal`, { force: true });
-  rmSync(`${tmp}-shm`, { force: true });
   log(`building ${file} (${SMALL_ROWS} + ${LARGE_ROWS} items, once)…`);
   const started = Date.now();
-  const database = await openDatabase(`sqlite:${tmp}`);
-  try {
+  await buildSqliteFile(file, async (database) => {
     await load(database, 'sqlite');
-    await sql`pragma wal_checkpoint(truncate)`.execute(database.db);
     await sql`analyze`.execute(database.db);
-  } finally {
-    await database.close();
-  }
-  renameSync(tmp, file);
-  rmSync(`${tmp}-wal`, { force: true });
-  rmSync(`${tmp}-shm`, { force: true });
+  });
   log(`built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   return file;
 }
