@@ -39,7 +39,7 @@ export function pgUrl(base: string): string {
  * time, put its copy there first (the same data): two first runs do not
  * delete each other's half-built file.
  */
-export async function buildSqliteFile(file: string, fill: (database: Awaited<ReturnType<typeof openDatabase>>) => Promise<void>): Promise<void> {
+export async function buildSqliteFile(file: string, fill: (database: Database) => Promise<void>): Promise<void> {
   mkdirSync(DATA_DIR, { recursive: true });
   const tmp = `${file}.building-${process.pid}`;
   const drop = () => {
