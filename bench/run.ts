@@ -12,7 +12,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { BENCH_DIR, ensurePgDataset, ensureSqliteDataset } from './lib/dataset.js';
+import { BENCH_DIR, ensurePgDataset, ensureSqliteDataset, workingCopy } from './lib/dataset.js';
 import { ensureCataloguePg, ensureCatalogueSqlite } from './lib/catalogue-dataset.js';
 import { Loader, type LoadRequest, type LoadResult } from './lib/loader.js';
 import { startServer, type RunningServer, type ServerSpec } from './lib/server-process.js';
@@ -343,13 +343,19 @@ async function main(): Promise<void> {
         });
       };
       for (let p = 0; p < processes; p++) {
-        // The catalogue as seeded for every process: the previous one's W8 POSTs added books.
-        if (p > 0 && database === 'catalogue-sqlite') await ensureCatalogueSqlite(log);
         const of = processes > 1 ? ` (process ${p + 1} of ${processes})` : '';
         // All of a database's servers run at once, each idle but while it is measured.
         const servers = new Map<ServerKind, RunningServer>();
+        // The catalogue, which W8 writes to: each server its own copy of the seeded file, made afresh for every process.
+        const copies: ReturnType<typeof workingCopy>[] = [];
+        const databaseOf = (kind: ServerKind): string => {
+          if (database !== 'catalogue-sqlite') return target;
+          const copy = workingCopy(target, kind);
+          copies.push(copy);
+          return copy.path;
+        };
         try {
-          for (const kind of kinds) servers.set(kind, await startServer(serverSpec(bundles, kind, database, target)));
+          for (const kind of kinds) servers.set(kind, await startServer(serverSpec(bundles, kind, database, databaseOf(kind))));
           // Every request a server will be measured on (but the slow-on-purpose ones) runs once
           // before any case is measured, so the first case meets code as warm as the later ones do.
           for (const kind of kinds) {
@@ -376,6 +382,7 @@ async function main(): Promise<void> {
           }
         } finally {
           for (const server of servers.values()) await server.stop();
+          for (const copy of copies) copy.dispose();
         }
       }
       const byKind = new Map<ServerKind, Row[]>(kinds.map((kind) => [kind, []]));
@@ -402,8 +409,7 @@ async function main(): Promise<void> {
       rows.push(...(await measureWorkers('W1', (workers) => workersSpec(bundles, workers, sqliteFile), [{ id: 'W1', name: 'page 2', path: WORKERS_PATH }])));
     }
     if (catalogueFile !== null && selected.some((w) => w.id === 'W7')) {
-      // The catalogue as seeded again: W8's POSTs, measured before, added books.
-      await ensureCatalogueSqlite(log);
+      // W8's POSTs went to the servers' own copies: the catalogue file is as seeded.
       rows.push(...(await measureWorkers('W7', (workers) => exampleWorkersSpec(bundles, workers, catalogueFile), selected.filter((w) => w.id === 'W7'))));
     }
   } finally {
