@@ -21,6 +21,7 @@ export function runWrk(spec: LoadRequest): Promise<LoadResult> {
   const lua = [`wrk.method = ${luaString(spec.method ?? 'GET')}`];
   if (spec.body !== undefined) lua.push(`wrk.body = ${luaString(spec.body)}`);
   for (const [name, value] of Object.entries(spec.headers ?? {})) lua.push(`wrk.headers[${luaString(name)}] = ${luaString(value)}`);
+  lua.push(FIXED_HEADER_ORDER);
   writeFileSync(script, `${lua.join('\n')}\n`);
   const args = ['-t1', `-c${spec.connections}`, `-d${spec.duration}s`, '--latency', '-s', script, spec.url];
   return new Promise<LoadResult>((resolve, reject) => {
@@ -39,6 +40,29 @@ export function runWrk(spec: LoadRequest): Promise<LoadResult> {
     });
   }).finally(() => rmSync(dir, { recursive: true, force: true }));
 }
+
+/**
+ * wrk's own `wrk.format` writes the headers in the order of a Lua table's `pairs`, which
+ * changes from one run to the next (four orders in six runs of the same script). Node builds
+ * each request's `headers` object in the order the headers arrive, so every new order is a
+ * new object shape, and the server's optimised code that reads headers was thrown away at the
+ * start of such a run (13–14 functions in Trestle, docs/performance.md, 2026-11-28). This
+ * `wrk.format` writes them sorted by name: one order in every run. wrk still builds the
+ * request once per run (no `request` function is defined), so its cost per request is the same.
+ */
+const FIXED_HEADER_ORDER = `wrk.format = function(method, path, headers, body)
+  method = method or wrk.method
+  path = path or wrk.path
+  headers = headers or wrk.headers
+  body = body or wrk.body
+  if body and not headers["Content-Length"] then headers["Content-Length"] = tostring(#body) end
+  local names = {}
+  for name in pairs(headers) do names[#names + 1] = name end
+  table.sort(names)
+  local lines = { method .. " " .. path .. " HTTP/1.1" }
+  for _, name in ipairs(names) do lines[#lines + 1] = name .. ": " .. headers[name] end
+  return table.concat(lines, "\\r\\n") .. "\\r\\n\\r\\n" .. (body or "")
+end`;
 
 /** A Lua string literal of these UTF-8 bytes: printable ASCII as is, every other byte (and `"`, `\\`) as a three-digit decimal escape (a digit after it cannot join it). */
 function luaString(text: string): string {

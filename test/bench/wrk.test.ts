@@ -69,10 +69,14 @@ describe.runIf(haveWrk)('runWrk against a server', () => {
   let server: Server;
   let url: string;
   const seen: Array<{ method: string; type: string | undefined; token: string | undefined; body: string }> = [];
+  /** The header names of every request received, in the order they arrived, and how often. */
+  const orders = new Map<string, number>();
 
   beforeAll(async () => {
     server = createServer((req, res) => {
       const chunks: Buffer[] = [];
+      const order = req.rawHeaders.filter((_, i) => i % 2 === 0).join(', ');
+      orders.set(order, (orders.get(order) ?? 0) + 1);
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         if (seen.length < 5) seen.push({ method: req.method!, type: req.headers['content-type'], token: req.headers.authorization, body: Buffer.concat(chunks).toString('utf8') });
@@ -91,6 +95,16 @@ describe.runIf(haveWrk)('runWrk against a server', () => {
     expect(r.non2xx).toBe(0);
     expect(r.rps).toBeGreaterThan(0);
     expect(seen[0]).toEqual({ method: 'POST', type: 'application/json', token: 'Token abc', body });
+  });
+
+  it('sends the headers in one order, sorted by name, in every run (a new order is a new object shape in the server)', async () => {
+    orders.clear();
+    const headers = { 'x-b': '2', authorization: 'Token abc', 'x-a': '1', 'content-type': 'application/json', accept: 'application/json' };
+    for (let run = 0; run < 4; run++) {
+      const r = await runWrk({ url: `${url}/books/`, method: 'POST', headers, body: '{}', connections: 1, duration: 1 });
+      expect(r.ok).toBeGreaterThan(0);
+    }
+    expect([...orders.keys()]).toEqual(['Content-Length, Host, accept, authorization, content-type, x-a, x-b']);
   });
 
   it('counts a 404 as not answered', async () => {
