@@ -4,7 +4,7 @@ import { dirname, resolve } from 'node:path';
 import type { ConnectionOptions } from 'node:tls';
 import BetterSqlite3 from 'better-sqlite3';
 import { loadPg } from './pg-module.js';
-import { markCompiles, setReadNow, type ReadNow } from './direct.js';
+import { markCompiles, setForeignKeyFacts, setReadNow, type ForeignKeyFacts, type ReadNow } from './direct.js';
 import { registerSqliteFunctions } from './sqlite-functions.js';
 import { installDirectPgQueries, type PrepareSettings } from './pg-direct.js';
 import { startQueryDeadlines } from './pg-deadline.js';
@@ -185,12 +185,80 @@ function openSqlite(url: string, filename: string, busyTimeoutMs: number): Datab
   } catch (err) {
     throw connectError(url, err);
   }
+  const facts = watchForeignKeys(sqlite);
   const statements = withStatementCache(sqlite);
   const db = new Kysely<DB>({ dialect: new TrestleSqliteDialect({ database: statements }) });
   installDirectReads(db, sqlite, statements);
+  setForeignKeyFacts(db.getExecutor(), facts);
   return makeDatabase(db, 'sqlite', url, () => {
     if (sqlite.open) sqlite.close();
   });
+}
+
+/**
+ * What the connection says of its foreign keys — enforced or not, each
+ * table's keys — without a statement per question: read once, and again
+ * after any statement that could change the answer ran on the connection
+ * (one naming `foreign_keys`, or a `CREATE`, `ALTER` or `DROP`). Every
+ * statement on the connection is prepared through `sqlite.prepare` (Kysely,
+ * the statement cache, `RowReaders`) or run by `exec` or `pragma`; those
+ * are wrapped here, and a prepared statement that could change the answer
+ * forgets it each time it runs (a cached statement is prepared once and run
+ * many times). The handle is Trestle's own: nothing else reaches it.
+ */
+function watchForeignKeys(sqlite: BetterSqlite3.Database): ForeignKeyFacts {
+  const prepare = BetterSqlite3.prototype.prepare;
+  let enforced: boolean | null = null;
+  const declared = new Map<string, ReadonlySet<string>>();
+  const forget = () => {
+    enforced = null;
+    declared.clear();
+  };
+  const changes = (source: unknown) => typeof source === 'string' && /foreign_keys|^[\s;]*(?:create|alter|drop)\b/i.test(source);
+  const readEnforced = prepare.call(sqlite, 'pragma foreign_keys').pluck();
+  const readDeclared = prepare.call(sqlite, 'select "from", "table", "to" from pragma_foreign_key_list(?)');
+  const instance = sqlite as unknown as Record<string, unknown>;
+  instance['prepare'] = function watchedPrepare(this: BetterSqlite3.Database, source: string) {
+    const stmt = prepare.call(this, source);
+    if (!changes(source)) return stmt;
+    const own = stmt as unknown as Record<string, (...args: unknown[]) => unknown>;
+    for (const method of ['run', 'get', 'all', 'iterate'] as const) {
+      const run = own[method]!;
+      own[method] = function (this: unknown, ...args: unknown[]) {
+        forget();
+        try {
+          return run.apply(this, args);
+        } finally {
+          forget();
+        }
+      };
+    }
+    return stmt;
+  };
+  for (const method of ['exec', 'pragma'] as const) {
+    const run = BetterSqlite3.prototype[method] as (...args: unknown[]) => unknown;
+    instance[method] = function (this: unknown, source: unknown, ...rest: unknown[]) {
+      if (!changes(method === 'pragma' ? `pragma ${String(source)}` : source)) return run.call(this, source, ...rest);
+      forget();
+      try {
+        return run.call(this, source, ...rest);
+      } finally {
+        forget();
+      }
+    };
+  }
+  return {
+    enforced: () => (enforced ??= readEnforced.get() === 1),
+    declared(table) {
+      let keys = declared.get(table);
+      if (keys === undefined) {
+        const rows = readDeclared.all(table) as { from: string; table: string; to: string | null }[];
+        keys = new Set(rows.map((r) => `${r.from}>${r.table.toLowerCase()}.${r.to ?? '*'}`));
+        declared.set(table, keys);
+      }
+      return keys;
+    },
+  };
 }
 
 /**

@@ -140,3 +140,26 @@ export function readFirstNow<R>(executor: QueryExecutor, query: Pick<CompiledQue
   const read = readsNow.get(executor);
   return read === undefined ? undefined : (read.first(query) as R | null | undefined);
 }
+
+/**
+ * What a SQLite connection says of its foreign keys, kept between the
+ * statements that could change it (see database.ts, `watchForeignKeys`).
+ */
+export interface ForeignKeyFacts {
+  /** Whether the connection enforces foreign keys now (`PRAGMA foreign_keys`). */
+  enforced(): boolean;
+  /** `table`'s foreign keys, each as `column>target.key` (`target.*` when the constraint names no column: the target's primary key); the target in lower case. */
+  declared(table: string): ReadonlySet<string>;
+}
+
+const foreignKeyFacts = new WeakMap<QueryExecutor, ForeignKeyFacts>();
+
+/** Declares where `executor`'s foreign key facts are read (SQLite opened by `openDatabase`). */
+export function setForeignKeyFacts(executor: QueryExecutor, facts: ForeignKeyFacts): void {
+  foreignKeyFacts.set(executor, facts);
+}
+
+/** `executor`'s foreign key facts; `undefined` where they cannot be read at once (PostgreSQL, a transaction's or a plug-in's executor). */
+export function foreignKeyFactsOf(executor: QueryExecutor): ForeignKeyFacts | undefined {
+  return foreignKeyFacts.get(executor);
+}

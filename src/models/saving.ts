@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { ApiRequest } from '../request.js';
 import type { AnyModel } from './model.js';
+import type { DeferredLookups } from '../serializers/deferred-lookups.js';
 
 /** What a model serializer's writes and a model view's reads receive besides the data. */
 export interface SaveContext {
@@ -50,6 +51,13 @@ export interface ModelSaving<Row = Record<string, unknown>> {
    * the view opens one transaction.
    */
   writesOneStatement?(method: 'create' | 'update', data: Record<string, unknown>): boolean;
+  /**
+   * The related rows a create on `db` may leave to the insert's foreign key
+   * (see src/serializers/deferred-lookups.ts), or `undefined`: asked by a
+   * model view's own `create` before it validates.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  lookupsLeftToInsert?(db: Kysely<any>): DeferredLookups | undefined;
 }
 
 /** True when `value` offers `create`, `update` and `relatedToLoad` for `model` views. */

@@ -1,4 +1,5 @@
 import { ValidationError, type ErrorDetail } from '../exceptions.js';
+import type { DeferredLookups } from './deferred-lookups.js';
 import type { ApiRequest } from '../request.js';
 
 /** A JSON Schema (2020-12) fragment. */
@@ -14,6 +15,8 @@ export interface FieldContext {
   readonly partial?: boolean;
   readonly instance?: unknown;
   readonly view?: unknown;
+  /** The related rows a model view's create leaves to the foreign key (see `DeferredLookups`); set by that create only. */
+  readonly deferLookups?: DeferredLookups;
 }
 
 /** Thrown by a field's `toInternal`: DRF's `ValidationError` of one field (a list, or a map for nested values). */

@@ -27,9 +27,10 @@ import {
   type AnyField,
 } from './fields.js';
 import { compileInsertParameters, hasKeys, type InsertParameters, type InsertSource, type ValueKind } from './compiled-insert.js';
-import { HyperlinkedIdentityField, HyperlinkedRelatedField, PrimaryKeyRelatedField, type RelatedField } from './relations.js';
+import { HyperlinkedIdentityField, HyperlinkedRelatedField, PrimaryKeyRelatedField, type RelatedField, type RelatedQueryset } from './relations.js';
 import { Serializer, type Shape } from './serializer.js';
 import { UniqueTogetherValidator, UniqueValidator } from './validators.js';
+import { checkedByDatabase, DeferredLookups, type ForeignKeyTarget } from './deferred-lookups.js';
 
 /** A row as a model serializer's `create` and `update` return it. */
 type Saved<M extends AnyModel> = M['$inferSelect'] & Record<string, unknown>;
@@ -46,6 +47,9 @@ export type ExtraKwargs = FieldOptions<never> & {
   minValue?: number;
   maxValue?: number;
   allowBlank?: boolean;
+  /** A related field's objects (DRF's `extra_kwargs={'author': {'queryset': …}}`): default, every row of the target. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  queryset?: RelatedQueryset<any>;
 };
 
 /** What `modelSerializer(Model, options)` takes (DRF's `class Meta`). */
@@ -170,6 +174,7 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
   readonly depth: number;
   private readonly nestedRelations: readonly (readonly [name: string, target: ModelSerializer])[];
   private readonly toMany: readonly ToMany[];
+  private readonly foreignKeys: Built['foreignKeys'];
 
   constructor(
     readonly model: M,
@@ -181,6 +186,7 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
     this.depth = options.depth ?? 0;
     this.nestedRelations = built.nested;
     this.toMany = built.toMany;
+    this.foreignKeys = built.foreignKeys;
   }
 
   /**
@@ -296,6 +302,29 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
     const after = this.afterWrite(db, row, data);
     if (after !== undefined) return after.then(() => row as Saved<M>);
     return row as Saved<M>;
+  }
+
+  /**
+   * The related fields whose lookup a create on `db` may leave to the
+   * foreign key (see deferred-lookups.ts), or `undefined`: only while no
+   * code but this class's own sees the validated data before the insert
+   * (its own `validate`, `toInternal`, `create` and `createNow`, no
+   * serializer-level validators but unique-together ones, no many-to-many
+   * field, none of the field's own validators) and the database checks the
+   * key. A model view's own
+   * `create` asks, when its `validate` and `performCreate` are its own.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  lookupsLeftToInsert(db: Kysely<any>): DeferredLookups | undefined {
+    const foreignKeys = this.foreignKeys;
+    if (foreignKeys.size === 0 || this.toMany.length > 0) return undefined;
+    // The model's own unique-together checks compare a related value by its key alone (`keyValue`).
+    for (const validator of this.validators) if (Object.getPrototypeOf(validator) !== UniqueTogetherValidator.prototype) return undefined;
+    const own = ModelSerializer.prototype;
+    if (this.validate !== own.validate || this.validateNow !== own.validateNow || this.toInternal !== own.toInternal) return undefined;
+    if (this.create !== own.create || this.createNow !== own.createNow) return undefined;
+    const fields = checkedByDatabase(db, this.model.tableName, foreignKeys);
+    return fields === null ? undefined : new DeferredLookups(fields);
   }
 
   /**
@@ -583,6 +612,8 @@ interface Built {
   validators: readonly FieldValidator<unknown>[];
   nested: (readonly [string, ModelSerializer])[];
   toMany: ToMany[];
+  /** The related fields built on a foreign key with their default queryset, by field: their name and key (see deferred-lookups.ts). */
+  foreignKeys: Map<AnyField, { readonly name: string; readonly key: ForeignKeyTarget }>;
 }
 
 /** A many-to-many field of the serializer: its name, the model field, and the nested serializer with `depth`. */
@@ -602,6 +633,7 @@ function buildFields(model: AnyModel, options: ModelSerializerOptions): Built {
   const fields: Shape = {};
   const nested: (readonly [string, ModelSerializer])[] = [];
   const toMany: ToMany[] = [];
+  const foreignKeys: Built['foreignKeys'] = new Map();
   for (const name of names) {
     if (Object.hasOwn(declared, name)) {
       fields[name] = declared[name]!;
@@ -628,7 +660,10 @@ function buildFields(model: AnyModel, options: ModelSerializerOptions): Built {
         nested.push([source, inner]);
         continue;
       }
-      fields[name] = mf instanceof RelationField ? relationalField(model, source, mf, options, kwargs) : standardField(model, source, mf, kwargs);
+      const field = mf instanceof RelationField ? relationalField(model, source, mf, options, kwargs) : standardField(model, source, mf, kwargs);
+      const key = onForeignKey.get(field);
+      if (key !== undefined) foreignKeys.set(field, { name, key });
+      fields[name] = field;
       continue;
     }
     if (options.hyperlinked && name === urlName) {
@@ -638,7 +673,7 @@ function buildFields(model: AnyModel, options: ModelSerializerOptions): Built {
     throw new TypeError(`Field name \`${name}\` is not valid for model \`${model.objectName}\` in serializer \`${options.name ?? model.objectName}\`.`);
   }
   const validators = options.validators ?? uniqueTogetherValidators(model, fields);
-  return { fields, validators, nested, toMany };
+  return { fields, validators, nested, toMany, foreignKeys };
 }
 
 /** DRF's `get_field_names`: `fields` as given (declared ones must be among them), else the defaults minus `exclude`. */
@@ -883,11 +918,19 @@ function relationalField(model: AnyModel, name: string, mf: RelationField, optio
   }
   const opts = includeExtra(kwargs, extra);
   if (opts['readOnly']) delete opts['queryset'];
-  if (options.hyperlinked) {
-    return new HyperlinkedRelatedField({ ...opts, viewName: `${modelNameOf(target)}-detail`, lookupField: target.primaryKey } as never) as unknown as AnyField;
+  const pkField = keyField(target);
+  const field = options.hyperlinked
+    ? new HyperlinkedRelatedField({ ...opts, viewName: `${modelNameOf(target)}-detail`, lookupField: target.primaryKey } as never)
+    : new PrimaryKeyRelatedField({ ...opts, pkAttribute: target.primaryKey, pkField } as never);
+  // Every row of the target, by an integer key: a lookup the foreign key can answer (see deferred-lookups.ts).
+  if (opts['queryset'] === kwargs['queryset'] && opts['source'] === kwargs['source'] && !opts['readOnly'] && pkField instanceof IntegerField) {
+    onForeignKey.set(field, { column: mf.columnName(name), table: target.tableName, key: target.primaryKey });
   }
-  return new PrimaryKeyRelatedField({ ...opts, pkAttribute: target.primaryKey, pkField: keyField(target) } as never) as unknown as AnyField;
+  return field as unknown as AnyField;
 }
+
+/** The related fields `relationalField` built whose lookup a foreign key could answer: the key each writes. */
+const onForeignKey = new WeakMap<object, ForeignKeyTarget>();
 
 /**
  * DRF's `ManyRelatedField` (a related field with `many=True`): a list of

@@ -4,6 +4,7 @@ import { absoluteRouteUrl, reverse } from '../routing/reverse.js';
 import { NamespaceVersioning } from '../versioning/namespace.js';
 import { findOneNow } from '../views/source.js';
 import { isThenable } from '../utils/thenable.js';
+import { integerKey } from './deferred-lookups.js';
 import { Field, pythonType, type FieldContext, type FieldFlags, type FieldOf, type FieldOptions, type JsonSchema } from './field.js';
 import { IntegerField } from './fields.js';
 
@@ -60,6 +61,20 @@ export abstract class RelatedField<R, Out> extends Field<R, Out> {
     return obj === undefined ? missing() : obj;
   }
 
+  /**
+   * The row whose `field` is `key`, as that key alone, when the create
+   * validating this field leaves the lookup to the foreign key
+   * (`ctx.deferLookups`, see deferred-lookups.ts); `undefined` when it
+   * must look now.
+   */
+  protected leftToInsert(field: string, key: unknown, ctx: FieldContext, missing: () => never): R | undefined {
+    const deferral = ctx.deferLookups;
+    if (deferral === undefined) return undefined;
+    const id = integerKey(key);
+    if (id === null || !deferral.leave(this, () => this.lookupOrFail(field, key, ctx, missing))) return undefined;
+    return { [field]: id } as R;
+  }
+
   /** The key of a rendered value: the attribute itself, or `field` of an object. */
   protected keyOf(value: unknown, field: string): unknown {
     return value !== null && typeof value === 'object' && !(value instanceof Date) ? (value as Record<string, unknown>)[field] : value;
@@ -104,7 +119,8 @@ export class PrimaryKeyRelatedField<R, K = number> extends RelatedField<R, K> {
     return this.pkLookup(pk, value, ctx);
   }
   private pkLookup(pk: unknown, value: unknown, ctx: FieldContext): R | Promise<R> {
-    return this.lookupOrFail(this.pkAttribute, pk, ctx, () => this.fail('does_not_exist', { pk_value: String(value) }));
+    const missing = () => this.fail('does_not_exist', { pk_value: String(value) });
+    return this.leftToInsert(this.pkAttribute, pk, ctx, missing) ?? this.lookupOrFail(this.pkAttribute, pk, ctx, missing);
   }
   toRepresentation(value: unknown, ctx: FieldContext): K {
     return this.pkField.toRepresentation(this.keyOf(value, this.pkAttribute), ctx) as K;
@@ -405,7 +421,8 @@ export class HyperlinkedRelatedField<R> extends RelatedField<R, string> {
     if (found.route.match.viewName !== expected) this.fail('incorrect_match');
     const key = found.params[this.link.lookupUrlKwarg];
     if (key === undefined) this.fail('does_not_exist');
-    return this.lookupOrFail(this.link.lookupField, key, ctx, () => this.fail('does_not_exist'));
+    const missing = () => this.fail('does_not_exist');
+    return this.leftToInsert(this.link.lookupField, key, ctx, missing) ?? this.lookupOrFail(this.link.lookupField, key, ctx, missing);
   }
 
   toRepresentation(value: unknown, ctx: FieldContext): string {

@@ -13,6 +13,7 @@ import {
 } from './field.js';
 import { compileInternal, compileRepresentation, type CompiledInternal, type CompiledRepresentation, type InternalLater, type ReadableField, type WritableField } from './compiled.js';
 import { isThenable, promiseOf } from '../utils/thenable.js';
+import type { DeferredLookups } from './deferred-lookups.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyField = Field<any, any, FieldFlags>;
@@ -124,6 +125,8 @@ export class Serializer<S extends Shape> extends Field<InputOf<S>, OutputOf<S>> 
     const key = options.nonFieldErrorsKey ?? 'non_field_errors';
     if (data === null || data === undefined) throw new ValidationError({ [key]: ['No data provided'] });
     const failed = (err: unknown) => this.validationFailed(err, key);
+    const deferred = options.deferLookups;
+    if (deferred !== undefined) return this.validateLeavingLookups(data, options, deferred, failed);
     try {
       const ctx: FieldContext = { ...options, request: options.request ?? null };
       const attrs = this.toInternal(data, ctx);
@@ -133,6 +136,38 @@ export class Serializer<S extends Shape> extends Field<InputOf<S>, OutputOf<S>> 
     } catch (err) {
       return failed(err);
     }
+  }
+
+  /**
+   * `validateNow` where some related fields leave their lookup to the
+   * insert (`deferred`): a refusal runs those lookups first, so their errors
+   * come as DRF's would — beside the other fields' errors when a field
+   * failed, alone when a serializer-level validator refused.
+   */
+  private validateLeavingLookups(
+    data: unknown,
+    options: ValidateOptions,
+    deferred: DeferredLookups,
+    failed: (err: unknown) => never,
+  ): Partial<InputOf<S>> | Promise<Partial<InputOf<S>>> {
+    const fieldsFailed = (err: unknown) => deferred.fieldsFailed(err, Object.keys(this.fields), failed);
+    const validatorsFailed = (err: unknown) => deferred.validatorsFailed(err, failed);
+    const ctx: FieldContext = { ...options, request: options.request ?? null };
+    const checked = (attrs: InputOf<S>) => {
+      try {
+        const out = this.withValidators(attrs, ctx);
+        return isThenable(out) ? out.then(undefined, validatorsFailed) : out;
+      } catch (err) {
+        return validatorsFailed(err);
+      }
+    };
+    let attrs: InputOf<S> | Promise<InputOf<S>>;
+    try {
+      attrs = this.toInternal(data, ctx);
+    } catch (err) {
+      return fieldsFailed(err);
+    }
+    return isThenable(attrs) ? attrs.then(checked, fieldsFailed) : checked(attrs);
   }
 
   /** Serializer-level validators (DRF's `validators` / `Meta.validators`), once every field passed. */

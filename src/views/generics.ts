@@ -15,6 +15,7 @@ import { loadRelated } from '../models/related.js';
 import { markReused, selectColumns } from '../db/query-shapes.js';
 import { isOwnExecutor } from '../db/direct.js';
 import { isThenable } from '../utils/thenable.js';
+import type { DeferredLookups } from '../serializers/deferred-lookups.js';
 
 /** What `serialize` receives: the request (for `reverse`) and the view. */
 export interface SerializeContext {
@@ -26,6 +27,8 @@ export interface ValidateContext<T> {
   readonly request: ApiRequest;
   readonly partial: boolean;
   readonly instance: T | null;
+  /** Set by the view's own `create` only: the related rows its insert's foreign key may check alone (see deferred-lookups.ts). */
+  readonly deferLookups?: DeferredLookups;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -417,6 +420,7 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
         instance: ctx.instance,
         view: this,
         nonFieldErrorsKey: this.app.settings.NON_FIELD_ERRORS_KEY,
+        deferLookups: ctx.deferLookups,
       };
       // Without a promise where the serializer's fields answer at once, unless its `validate` is its own.
       return (serializer.validate === Serializer.prototype.validate ? serializer.validateNow(data, options) : serializer.validate(data, options)) as
@@ -582,14 +586,38 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
 
   /** POST: validate, write, answer 201; without a promise when each step answers at once (SQLite). */
   create(req: ApiRequest): Response | Promise<Response> {
-    const data = this.validate(req.data, { request: req, partial: false, instance: null });
-    if (isThenable(data)) return data.then((d) => this.createValid(req, d));
-    return this.createValid(req, data);
+    const deferLookups = this.lookupsLeftToInsert(req);
+    const data = this.validate(req.data, { request: req, partial: false, instance: null, deferLookups });
+    if (isThenable(data)) return data.then((d) => this.createValid(req, d, deferLookups));
+    return this.createValid(req, data, deferLookups);
   }
 
-  private createValid(req: ApiRequest, data: Partial<ViewInput<S>>): Response | Promise<Response> {
+  /**
+   * The related fields whose lookup this create may leave to the insert's
+   * foreign key (see deferred-lookups.ts): only with this class's own
+   * `validate` and `performCreate`, so nothing but the model serializer's
+   * own insert sees the validated related rows.
+   */
+  private lookupsLeftToInsert(req: ApiRequest): DeferredLookups | undefined {
+    const own = GenericAPIView.prototype;
+    if (this.model === undefined || this.validate !== own.validate || this.performCreate !== own.performCreate) return undefined;
+    const serializer = this.getSerializerClass(req);
+    return isModelSaving(serializer) ? serializer.lookupsLeftToInsert?.(this.database(req)) : undefined;
+  }
+
+  private createValid(req: ApiRequest, data: Partial<ViewInput<S>>, deferred: DeferredLookups | undefined): Response | Promise<Response> {
     // Non-partial validation returned every required field.
-    const obj = this.performCreate(req, data as ViewInput<S>);
+    let obj: T | Promise<T>;
+    if (deferred === undefined || !deferred.pending) obj = this.performCreate(req, data as ViewInput<S>);
+    else {
+      // A foreign key's refusal is the related field's own error once its lookup runs.
+      try {
+        obj = this.performCreate(req, data as ViewInput<S>);
+      } catch (err) {
+        return deferred.insertFailed(err);
+      }
+      if (isThenable(obj)) obj = obj.then(undefined, (err: unknown) => deferred.insertFailed(err));
+    }
     if (isThenable(obj)) return obj.then((o) => this.created(req, o));
     return this.created(req, obj);
   }
