@@ -210,9 +210,11 @@ function watchForeignKeys(sqlite: BetterSqlite3.Database): ForeignKeyFacts {
   const prepare = BetterSqlite3.prototype.prepare;
   let enforced: boolean | null = null;
   const declared = new Map<string, ReadonlySet<string>>();
+  let version = 0;
   const forget = () => {
     enforced = null;
     declared.clear();
+    version++;
   };
   const changes = (source: unknown) => typeof source === 'string' && /foreign_keys|^[\s;]*(?:create|alter|drop)\b/i.test(source);
   const readEnforced = prepare.call(sqlite, 'pragma foreign_keys').pluck();
@@ -258,6 +260,7 @@ function watchForeignKeys(sqlite: BetterSqlite3.Database): ForeignKeyFacts {
       }
       return keys;
     },
+    version: () => version,
   };
 }
 

@@ -150,6 +150,8 @@ export interface ForeignKeyFacts {
   enforced(): boolean;
   /** `table`'s foreign keys, each as `column>target.key` (`target.*` when the constraint names no column: the target's primary key); the target in lower case. */
   declared(table: string): ReadonlySet<string>;
+  /** A number that changes whenever the answers may have: what was concluded from them holds while it stays. */
+  version(): number;
 }
 
 const foreignKeyFacts = new WeakMap<QueryExecutor, ForeignKeyFacts>();

@@ -28,7 +28,7 @@
  */
 import type { Kysely } from 'kysely';
 import { constraintViolation } from '../db/constraint-errors.js';
-import { foreignKeyFactsOf, isOwnExecutor } from '../db/direct.js';
+import { foreignKeyFactsOf, isOwnExecutor, type ForeignKeyFacts } from '../db/direct.js';
 import { ValidationError, type ErrorDetail } from '../exceptions.js';
 import { isThenable } from '../utils/thenable.js';
 import { FieldError } from './field.js';
@@ -157,24 +157,42 @@ export function integerKey(key: unknown): number | null {
 
 // ------------------------------------------------------------------ where the database checks
 
+type Candidates = ReadonlyMap<{ readonly validators: readonly unknown[] }, { readonly name: string; readonly key: ForeignKeyTarget }>;
+
+/** What `checkedByDatabase` concluded for a serializer's candidates, and from which answers. */
+interface Concluded {
+  readonly facts: ForeignKeyFacts;
+  readonly version: number;
+  readonly fields: ReadonlyMap<object, string> | null;
+}
+const concluded = new WeakMap<Candidates, Concluded>();
+
 /**
  * The fields of `candidates` (field → its name and foreign key), those
  * without validators of their own, whose key `table` declares on `db`'s own
  * SQLite connection with foreign keys enforced; `null` when none, or not
  * here (PostgreSQL, a transaction's or a plug-in's executor, keys not
- * enforced).
+ * enforced). Worked out again only when the connection's answers may have
+ * changed (`ForeignKeyFacts.version`).
  */
 export function checkedByDatabase(
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   db: Kysely<any>,
   table: string,
-  candidates: ReadonlyMap<{ readonly validators: readonly unknown[] }, { readonly name: string; readonly key: ForeignKeyTarget }>,
+  candidates: Candidates,
 ): ReadonlyMap<object, string> | null {
   const executor = db.getExecutor();
   if (!isOwnExecutor(executor) || executor.plugins.length > 0) return null;
   const facts = foreignKeyFactsOf(executor);
   if (facts === undefined || !facts.enforced()) return null;
-  const keys = facts.declared(table);
+  const last = concluded.get(candidates);
+  if (last !== undefined && last.facts === facts && last.version === facts.version() && stillWithoutValidators(last.fields)) return last.fields;
+  const fields = fieldsChecked(facts.declared(table), candidates);
+  concluded.set(candidates, { facts, version: facts.version(), fields });
+  return fields;
+}
+
+function fieldsChecked(keys: ReadonlySet<string>, candidates: Candidates): ReadonlyMap<object, string> | null {
   if (keys.size === 0) return null;
   const fields = new Map<object, string>();
   for (const [field, { name, key }] of candidates) {
@@ -184,4 +202,11 @@ export function checkedByDatabase(
     if (keys.has(target + key.key) || keys.has(`${target}*`)) fields.set(field, name);
   }
   return fields.size > 0 ? fields : null;
+}
+
+/** Whether no field of `fields` has been given a validator since. */
+function stillWithoutValidators(fields: ReadonlyMap<object, string> | null): boolean {
+  if (fields === null) return true;
+  for (const field of fields.keys()) if ((field as { validators: readonly unknown[] }).validators.length > 0) return false;
+  return true;
 }
