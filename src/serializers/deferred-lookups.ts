@@ -5,10 +5,11 @@
  * inserts the book, whose foreign key makes the database check author 7
  * again. Where nothing but the insert ever sees the validated author — the
  * model view's own `create`, `validate` and `performCreate`, the model
- * serializer's own `validate`, `create` and `createNow`, no serializer-level
- * validators but unique-together ones (they compare the key), no many-to-many field, the field built by the model serializer
- * with its default queryset (every row of the target) and no validators of
- * its own — a create on SQLite lets the constraint answer alone: the field's
+ * serializer's own `validate`, `create` and `createNow`, no
+ * serializer-level validators but unique-together ones (they compare the
+ * key), no many-to-many field, the field built by the model serializer with
+ * its default queryset (every row of the target) and no validators of its
+ * own — a create on SQLite lets the constraint answer alone: the field's
  * value is the row's key (`{ id: 7 }`, all `create` reads of it), and the
  * read the field would have made is kept here. It runs, as the field would
  * have run it, whenever anything refuses the request before the row is
@@ -18,13 +19,13 @@
  *
  * Only where the database really checks: SQLite with `PRAGMA foreign_keys`
  * on for the connection (a statement outside a transaction is checked when
- * it ends, deferrable or not), the column declared `REFERENCES` the target's
- * key — both read from the connection, again after any statement that could
- * change them (`ForeignKeyFacts`) — and an integer key given in its
- * canonical form. PostgreSQL keeps the
- * read: a refused insert there has used a value of the table's sequence,
- * and the next book's id would differ from DRF's. See docs/decisions.md,
- * "A create's related rows left to the foreign key".
+ * it ends, deferrable or not), the column declared `REFERENCES` the
+ * target's key — both read from the connection, again after any statement
+ * that could change them (`ForeignKeyFacts`) — and an integer key given in
+ * its canonical form. PostgreSQL keeps the read: a refused insert there has
+ * used a value of the table's sequence, and the next book's id would differ
+ * from DRF's. See docs/decisions.md, "A create's related rows left to the
+ * foreign key (SQLite)".
  */
 import type { Kysely } from 'kysely';
 import { constraintViolation } from '../db/constraint-errors.js';

@@ -311,8 +311,8 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
    * (its own `validate`, `toInternal`, `create` and `createNow`, no
    * serializer-level validators but unique-together ones, no many-to-many
    * field, none of the field's own validators) and the database checks the
-   * key. A model view's own
-   * `create` asks, when its `validate` and `performCreate` are its own.
+   * key. A model view's own `create` asks, when its `validate` and
+   * `performCreate` are its own.
    */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   lookupsLeftToInsert(db: Kysely<any>): DeferredLookups | undefined {
