@@ -1,4 +1,4 @@
-import { createQueryId, NoResultError, type CompiledQuery, type Kysely, type QueryExecutor } from 'kysely';
+import { createQueryId, NoResultError, sql, type CompiledQuery, type Kysely, type QueryExecutor } from 'kysely';
 import { directExecutorOf, readNow } from '../db/direct.js';
 import { isThenable, promiseOf } from '../utils/thenable.js';
 import { allRowsOf } from '../db/query-shapes.js';
@@ -30,7 +30,7 @@ import { compileInsertParameters, hasKeys, type InsertParameters, type InsertSou
 import { HyperlinkedIdentityField, HyperlinkedRelatedField, PrimaryKeyRelatedField, type RelatedField, type RelatedQueryset } from './relations.js';
 import { Serializer, type Shape } from './serializer.js';
 import { UniqueTogetherValidator, UniqueValidator } from './validators.js';
-import { checkedByDatabase, DeferredLookups, type ForeignKeyTarget } from './deferred-lookups.js';
+import { checkedByDatabase, insertGuards, RelatedRowMissing, type DeferredLookups, type ForeignKeyTarget, type InsertGuard } from './deferred-lookups.js';
 
 /** A row as a model serializer's `create` and `update` return it. */
 type Saved<M extends AnyModel> = M['$inferSelect'] & Record<string, unknown>;
@@ -206,6 +206,8 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   createNow(db: Kysely<any>, data: Record<string, unknown>, _ctx: SaveContext = { request: null }): Saved<M> | Promise<Saved<M>> {
     this.refuseNestedWrites('create', data);
+    // Related rows left to the insert to find (PostgreSQL, see deferred-lookups.ts).
+    const guards = insertGuards(data);
     const compiled = this.compiledInserts;
     // Compiled inserts only for data of a plain object (no inherited keys to read).
     const executor = Object.getPrototypeOf(data) === Object.prototype ? db.getExecutor() : null;
@@ -214,11 +216,23 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
         if (insert.executor !== executor || !hasKeys(data, insert.keys)) continue;
         const parameters = insert.parameters(data);
         if (parameters === null) continue;
-        const row = runKnownInsert(executor, insert.shape, parameters);
+        const row =
+          guards === null
+            ? runKnownInsert(executor, insert.shape, parameters)
+            : guardedInsertReturning(db, this.model.tableName, insert.columns, parameters, this.model.columnNames(), guards);
         if (isThenable(row)) return row.then((r) => this.afterSave(db, r, data));
         return this.afterSave(db, row, data);
       }
     }
+    const values = this.insertValues(data);
+    const row = guards === null ? insertReturning(db, this.model.tableName, values, this.model.columnNames()) : guardedInsertOf(db, this.model.tableName, values, this.model.columnNames(), guards);
+    if (executor !== null && (this.insertCompiles < MAX_COMPILED_INSERTS || executor !== this.insertExecutor)) this.compileInsert(executor, data, values);
+    if (isThenable(row)) return row.then((r) => this.afterSave(db, r, data));
+    return this.afterSave(db, row, data);
+  }
+
+  /** The columns and values of the row `data` inserts, the generic way. */
+  private insertValues(data: Record<string, unknown>): Record<string, unknown> {
     // columnValues' object is this insert's own: the model's fills go into it, no copy.
     const values = this.model.fillInsertValues(this.columnValues(data));
     // Django's save() gives an omitted string field with no default its empty string (Field.get_default()).
@@ -228,10 +242,7 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
       const v = values[k];
       if (typeof v === 'boolean' || v instanceof Date) values[k] = storableValue(v);
     }
-    const row = insertReturning(db, this.model.tableName, values, this.model.columnNames());
-    if (executor !== null && (this.insertCompiles < MAX_COMPILED_INSERTS || executor !== this.insertExecutor)) this.compileInsert(executor, data, values);
-    if (isThenable(row)) return row.then((r) => this.afterSave(db, r, data));
-    return this.afterSave(db, row, data);
+    return values;
   }
 
   /** The inserts compiled for shapes of validated data seen (see compiled-insert.ts), tried in order. */
@@ -252,7 +263,8 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
    */
   private compileInsert(executor: QueryExecutor, data: Record<string, unknown>, values: Record<string, unknown>): void {
     const known = insertShapes.get(executor)?.get(this.model.tableName);
-    const shape = known === undefined ? undefined : knownInsertOf(known, values)?.shape;
+    const found = known === undefined ? undefined : knownInsertOf(known, values);
+    const shape = found?.shape;
     if (!shape) return;
     if (executor !== this.insertExecutor) {
       this.compiledInserts.length = 0;
@@ -293,7 +305,7 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
       parameters.push([source, kind]);
     }
     const build = compileInsertParameters({ absent, parameters }, relatedKey, storableValue);
-    if (build !== null) this.compiledInserts.push({ executor, keys, parameters: build, shape });
+    if (build !== null) this.compiledInserts.push({ executor, keys, parameters: build, shape, columns: found.columns });
   }
 
   /** The row written, after the many-to-many rows and the relations it is rendered with (`afterWrite`). */
@@ -323,8 +335,7 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
     const own = ModelSerializer.prototype;
     if (this.validate !== own.validate || this.validateNow !== own.validateNow || this.toInternal !== own.toInternal) return undefined;
     if (this.create !== own.create || this.createNow !== own.createNow) return undefined;
-    const fields = checkedByDatabase(db, this.model.tableName, foreignKeys);
-    return fields === null ? undefined : new DeferredLookups(fields);
+    return checkedByDatabase(db, this.model.tableName, foreignKeys);
   }
 
   /**
@@ -567,6 +578,8 @@ interface CompiledInsert {
   readonly keys: readonly string[];
   readonly parameters: InsertParameters;
   readonly shape: InsertShape;
+  /** The columns its parameters are written to, in order. */
+  readonly columns: readonly string[];
 }
 
 /** Shapes of data a serializer looks at to compile, at most (a client varying its optional fields gets the generic way past them). */
@@ -1086,6 +1099,95 @@ function runKnownInsert(executor: QueryExecutor, shape: InsertShape, parameters:
   if (rows !== undefined) return firstRow(rows, shape.query);
   const compiled: CompiledQuery = { sql: shape.sql, query: shape.query, parameters, queryId: createQueryId() };
   return executor.executeQuery(compiled).then((result) => firstRow(result.rows, compiled.query));
+}
+
+/** Per executor: the guarded inserts compiled, by table, columns and guards (see `guardedInsertReturning`). */
+const guardedShapes = new WeakMap<QueryExecutor, Map<string, InsertShape>>();
+
+/**
+ * The guarded insert of `values` built the generic way: its SQL compiled
+ * for the values themselves where one is not a plain parameter, else as
+ * `guardedInsertReturning`; the plain insert's shape is recorded as
+ * `insertReturning` records it, so the data's shape can be compiled
+ * (`compileInsert`) for the next create.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function guardedInsertOf(db: Kysely<any>, table: string, values: Record<string, unknown>, returning: readonly string[], guards: readonly InsertGuard[]): Record<string, unknown> | Promise<Record<string, unknown>> {
+  const given: string[] = [];
+  const parameters: unknown[] = [];
+  let plain = true;
+  for (const column in values) {
+    const value = values[column];
+    if (value === undefined) continue;
+    given.push(column);
+    parameters.push(value);
+    if (valueKind(value) === null) plain = false;
+  }
+  if (!plain) {
+    const compiled = guardedInsert(table, given, parameters, returning, guards).compile(db);
+    return db.getExecutor().executeQuery(compiled).then((result) => guardedRow(result.rows));
+  }
+  const executor = db.getExecutor();
+  const seen = insertShapes.get(executor)?.get(table);
+  if (seen === undefined || knownInsertOf(seen, values) === undefined) {
+    const compiled = db.insertInto(table).values(values).returning(returning as never).compile();
+    if (directExecutorOf(compiled) === executor) rememberInsert(executor, table, values, compiled);
+  }
+  return guardedInsertReturning(db, table, given, parameters, returning, guards);
+}
+
+/**
+ * `INSERT INTO table (columns) SELECT <parameters> WHERE EXISTS (SELECT 1
+ * FROM <target> WHERE <key> = <id>) AND … RETURNING <returning>`: the row,
+ * or `RelatedRowMissing` when a guard's row does not exist, in which case
+ * nothing was written and no sequence value taken (PostgreSQL infers each
+ * parameter's type from its column, as for `VALUES`). Compiled once per
+ * table, columns and guards on each executor, then only bound; each of
+ * `parameters` is a plain one (a string, a number, a bigint or null).
+ */
+function guardedInsertReturning(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  db: Kysely<any>,
+  table: string,
+  columns: readonly string[],
+  parameters: readonly unknown[],
+  returning: readonly string[],
+  guards: readonly InsertGuard[],
+): Record<string, unknown> | Promise<Record<string, unknown>> {
+  const executor = db.getExecutor();
+  const bound = parameters.slice();
+  for (const guard of guards) bound.push(guard.id);
+  let key = table;
+  for (const column of columns) key += `\0${column}`;
+  for (const guard of guards) key += `\0${guard.table}.${guard.key}`;
+  let shapes = guardedShapes.get(executor);
+  let shape = shapes?.get(key);
+  if (shape === undefined) {
+    const compiled = guardedInsert(table, columns, parameters, returning, guards).compile(db);
+    if (compiled.parameters.length !== bound.length || compiled.parameters.some((p, i) => p !== bound[i])) {
+      return executor.executeQuery(compiled).then((result) => guardedRow(result.rows));
+    }
+    shape = { sql: compiled.sql, query: compiled.query };
+    if (shapes === undefined) guardedShapes.set(executor, (shapes = new Map()));
+    if (shapes.size >= MAX_INSERT_SHAPES) shapes.clear();
+    shapes.set(key, shape);
+  }
+  const rows = readNow(executor, { sql: shape.sql, parameters: bound });
+  if (rows !== undefined) return guardedRow(rows);
+  return executor.executeQuery({ sql: shape.sql, query: shape.query, parameters: bound, queryId: createQueryId() }).then((result) => guardedRow(result.rows));
+}
+
+/** The guarded insert's SQL with `values` written to `columns` (see `guardedInsertReturning`). */
+function guardedInsert(table: string, columns: readonly string[], values: readonly unknown[], returning: readonly string[], guards: readonly InsertGuard[]) {
+  const exists = guards.map((g) => sql`exists (select 1 from ${sql.table(g.table)} where ${sql.ref(g.key)} = ${g.id})`);
+  return sql`insert into ${sql.table(table)} (${sql.join(columns.map((c) => sql.ref(c)))}) select ${sql.join(values.map((v) => sql`${v}`))} where ${sql.join(exists, sql` and `)} returning ${sql.join(returning.map((c) => sql.ref(c)))}`;
+}
+
+/** The row a guarded insert wrote; `RelatedRowMissing` when it wrote none. */
+function guardedRow(rows: readonly unknown[]): Record<string, unknown> {
+  const row = rows[0] as Record<string, unknown> | undefined;
+  if (row === undefined) throw new RelatedRowMissing();
+  return row;
 }
 
 /** The kind of a value an insert binds as a parameter; `null` for any other (such an insert is built each time). */

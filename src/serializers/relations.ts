@@ -71,8 +71,9 @@ export abstract class RelatedField<R, Out> extends Field<R, Out> {
     const deferral = ctx.deferLookups;
     if (deferral === undefined) return undefined;
     const id = integerKey(key);
-    if (id === null || !deferral.leave(this, () => this.lookupOrFail(field, key, ctx, missing))) return undefined;
-    return { [field]: id } as R;
+    if (id === null) return undefined;
+    const row = { [field]: id };
+    return deferral.leave(this, id, row, () => this.lookupOrFail(field, key, ctx, missing)) ? (row as R) : undefined;
   }
 
   /** The key of a rendered value: the attribute itself, or `field` of an object. */

@@ -610,13 +610,15 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
     let obj: T | Promise<T>;
     if (deferred === undefined || !deferred.pending) obj = this.performCreate(req, data as ViewInput<S>);
     else {
-      // A foreign key's refusal is the related field's own error once its lookup runs.
+      // A foreign key's (or the insert's guard's) refusal is the related field's own error once its lookup runs.
+      const values = data as Record<string, unknown>;
+      const retry = () => this.performCreate(req, data as ViewInput<S>);
       try {
         obj = this.performCreate(req, data as ViewInput<S>);
+        if (isThenable(obj)) obj = obj.then(undefined, (err: unknown) => deferred.insertFailed(err, values, retry));
       } catch (err) {
-        return deferred.insertFailed(err);
+        obj = deferred.insertFailed(err, values, retry);
       }
-      if (isThenable(obj)) obj = obj.then(undefined, (err: unknown) => deferred.insertFailed(err));
     }
     if (isThenable(obj)) return obj.then((o) => this.created(req, o));
     return this.created(req, obj);

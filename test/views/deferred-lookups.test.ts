@@ -1,14 +1,16 @@
 /**
- * A model view's create on SQLite leaves the related author's read to the
- * insert's foreign key where nothing else sees the validated author (see
+ * A model view's create leaves the related author's read to the insert —
+ * on SQLite to its foreign key, on PostgreSQL to a guard in the insert
+ * itself — where nothing else sees the validated author (see
  * src/serializers/deferred-lookups.ts), and answers exactly as when it
  * reads: the field's own `does_not_exist` among the other fields' errors in
  * field order, nothing written, the next id unchanged. Where something else
- * does see it (a `validate`, a narrower queryset), where the table has no
- * constraint or the connection does not enforce it, the author is read as
- * before. PostgreSQL always reads it and gives the same answers.
+ * does see it (a `validate`, a narrower queryset), and on SQLite where the
+ * table has no constraint or the connection does not enforce it, the author
+ * is read as before.
  */
 import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
 import { sql, type Kysely } from 'kysely';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -29,6 +31,7 @@ import {
 } from '../../src/index.js';
 import type { Database } from '../../src/db/database.js';
 import { testDatabases } from '../helpers/databases.js';
+import { DeferredLookups, insertGuards, RelatedRowMissing } from '../../src/serializers/deferred-lookups.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyDb = Kysely<any>;
@@ -120,10 +123,20 @@ function routes() {
   return [include('api/', router.urls)];
 }
 
-/** The SQL run on SQLite connections opened while recording (every statement goes through `prepare` or `exec`). */
+/**
+ * The SQL run while recording: on SQLite every statement goes through
+ * `prepare` (then `run`, `get`, `all` or `iterate`), on PostgreSQL through a
+ * client's `query` (a query object's `text`).
+ */
 const ran: string[] = [];
 const realPrepare = BetterSqlite3.prototype.prepare;
+const realQuery = pg.Client.prototype.query;
 beforeAll(() => {
+  pg.Client.prototype.query = function recordingQuery(this: pg.Client, config: unknown, ...rest: unknown[]) {
+    const text = typeof config === 'string' ? config : (config as { text?: unknown } | null)?.text;
+    if (typeof text === 'string') ran.push(text);
+    return (realQuery as (...args: unknown[]) => unknown).call(this, config, ...rest);
+  } as typeof realQuery;
   BetterSqlite3.prototype.prepare = function recordingPrepare(this: BetterSqlite3.Database, source: string) {
     const stmt = realPrepare.call(this, source);
     const own = stmt as unknown as Record<string, (...args: unknown[]) => unknown>;
@@ -139,6 +152,7 @@ beforeAll(() => {
 });
 afterAll(() => {
   BetterSqlite3.prototype.prepare = realPrepare;
+  pg.Client.prototype.query = realQuery;
 });
 
 describe.each(testDatabases())('a create and its related rows on $name', ({ name, open }) => {
@@ -176,24 +190,28 @@ describe.each(testDatabases())('a create and its related rows on $name', ({ name
 
   const post = (url: string, payload: object) => app.inject({ method: 'POST', url, payload });
   const count = async (table: string) => Number((await sql<{ n: number }>`select count(*) as n from ${sql.table(table)}`.execute(database.db)).rows[0]!.n);
-  /** The statements one request runs on SQLite (none recorded on PostgreSQL). */
+  /** The statements one request runs. */
   async function statementsOf<T>(request: () => Promise<T>): Promise<{ result: T; statements: string[] }> {
     ran.length = 0;
     const result = await request();
     return { result, statements: ran.splice(0) };
   }
-  const readsAuthors = (statements: string[]) => statements.some((s) => /from "dl_author"/.test(s));
+  /** Whether a statement of its own read authors (on PostgreSQL the insert's guard names the table too, inside the insert). */
+  const readsAuthors = (statements: string[]) => statements.some((s) => /from "dl_author"/.test(s) && !/^insert /.test(s));
 
-  it('creates with the author left to the foreign key on SQLite, read on PostgreSQL, and answers the same', async () => {
+  it('creates with the author left to the insert, and answers as when it reads', async () => {
     const { result: res, statements } = await statementsOf(() => post('/api/books/', { title: 'Dune', author: 'http://localhost/api/authors/2/', year: 1965 }));
     expect(res.statusCode).toBe(201);
     expect(res.headers['content-type']).toBe('application/json');
     expect(res.headers['location']).toBe('http://localhost:80/api/books/3/');
     expect(res.json()).toEqual({ url: 'http://localhost:80/api/books/3/', id: 3, title: 'Dune', author: 'http://localhost:80/api/authors/2/', year: 1965 });
-    if (name === 'sqlite') {
-      expect(readsAuthors(statements)).toBe(false);
-      expect(statements.filter((s) => /^insert into "dl_book"/.test(s))).toHaveLength(1);
-    }
+    expect(readsAuthors(statements)).toBe(false);
+    const inserts = statements.filter((s) => /^insert into "dl_book"/.test(s));
+    expect(inserts).toHaveLength(1);
+    // SQLite's foreign key checks the author; PostgreSQL's insert finds it first, or writes nothing.
+    expect(inserts[0]!.includes('where exists (select 1 from "dl_author" where "id" = $')).toBe(name === 'postgres');
+    const stored = await sql<{ title: string; author_id: number; year: number }>`select title, author_id, year from dl_book where id = 3`.execute(database.db);
+    expect(stored.rows).toEqual([{ title: 'Dune', author_id: 2, year: 1965 }]);
   });
 
   it("refuses a missing author with the field's own message, beside the other fields' errors in field order, writing nothing", async () => {
@@ -202,7 +220,7 @@ describe.each(testDatabases())('a create and its related rows on $name', ({ name
     expect(alone.result.statusCode).toBe(400);
     expect(alone.result.headers['content-type']).toBe('application/json');
     expect(alone.result.json()).toEqual({ author: ['Invalid hyperlink - Object does not exist.'] });
-    if (name === 'sqlite') expect(readsAuthors(alone.statements)).toBe(true);
+    expect(readsAuthors(alone.statements)).toBe(true);
 
     const withOthers = await post('/api/books/', { title: 'Taken', author: '/api/authors/99/', year: -1 });
     expect(withOthers.statusCode).toBe(400);
@@ -227,7 +245,7 @@ describe.each(testDatabases())('a create and its related rows on $name', ({ name
     const first = await statementsOf(() => post('/api/issues/', { author: 1, volume: 1, number: 1 }));
     expect(first.result.statusCode).toBe(201);
     expect(first.result.json()).toEqual({ id: 1, author: 1, volume: 1, number: 1 });
-    if (name === 'sqlite') expect(readsAuthors(first.statements)).toBe(false);
+    expect(readsAuthors(first.statements)).toBe(false);
     const clash = await post('/api/issues/', { author: 2, volume: 1, number: 1 });
     expect(clash.statusCode).toBe(400);
     expect(clash.headers['content-type']).toBe('application/json');
@@ -254,10 +272,20 @@ describe.each(testDatabases())('a create and its related rows on $name', ({ name
     const padded = await statementsOf(() => post('/api/books/', { title: 'Padded', author: '/api/authors/002/', year: 1 }));
     expect(padded.result.statusCode).toBe(201);
     expect(padded.result.json()).toMatchObject({ title: 'Padded', author: 'http://localhost:80/api/authors/2/' });
-    if (name === 'sqlite') expect(readsAuthors(padded.statements)).toBe(true);
+    expect(readsAuthors(padded.statements)).toBe(true);
     const text = await post('/api/keyed/', { title: 'Text', author: '2', year: 1 });
     expect(text.statusCode).toBe(201);
     expect(text.json()).toMatchObject({ title: 'Text', author: 2 });
+  });
+
+  it('reads a key the column could not hold, and refuses it as when it reads', async () => {
+    const before = await count('dl_book');
+    const { result: res, statements } = await statementsOf(() => post('/api/keyed/', { title: 'Huge', author: 3000000000, year: 1 }));
+    expect(res.statusCode).toBe(400);
+    expect(res.headers['content-type']).toBe('application/json');
+    expect(res.json()).toEqual({ author: ['Invalid pk "3000000000" - object does not exist.'] });
+    expect(readsAuthors(statements)).toBe(true);
+    expect(await count('dl_book')).toBe(before);
   });
 
   it("reads the author where the serializer's own validate sees it", async () => {
@@ -280,11 +308,13 @@ describe.each(testDatabases())('a create and its related rows on $name', ({ name
     expect(local.statusCode).toBe(201);
   });
 
-  it('reads the author where the table has no foreign key', async () => {
+  it('refuses a missing author where the table has no foreign key', async () => {
+    // SQLite reads the author first; PostgreSQL's guarded insert needs no constraint, and writes nothing.
     const { result: missing, statements } = await statementsOf(() => post('/api/loose/', { title: 'Ghost', author: 99, year: 1 }));
     expect(missing.statusCode).toBe(400);
     expect(missing.json()).toEqual({ author: ['Invalid pk "99" - object does not exist.'] });
-    if (name === 'sqlite') expect(readsAuthors(statements)).toBe(true);
+    expect(readsAuthors(statements)).toBe(true);
+    expect(statements.some((s) => /^insert /.test(s))).toBe(name === 'postgres');
     expect(await count('dl_loose')).toBe(0);
     const found = await post('/api/loose/', { title: 'Found', author: 1, year: 1 });
     expect(found.statusCode).toBe(201);
@@ -307,5 +337,36 @@ describe.each(testDatabases())('a create and its related rows on $name', ({ name
     expect(on.result.statusCode).toBe(201);
     expect(on.result.json()).toMatchObject({ title: 'On', author: 1 });
     expect(readsAuthors(on.statements)).toBe(false);
+  });
+});
+
+describe('a guarded insert refused for a row that exists by the time it is looked up', () => {
+  it('inserts again without the guard, as DRF, whose read would have found the row', async () => {
+    const field = { validators: [] as unknown[] };
+    const fields = new Map([[field, { name: 'author', key: { column: 'author_id', table: 'dl_author', key: 'id' } }]]);
+    const deferred = new DeferredLookups(fields, true);
+    const row = { id: 7 };
+    let looked = 0;
+    expect(deferred.leave(field, 7, row, () => looked++)).toBe(true);
+    const data = { title: 'Late', author: row };
+    expect(insertGuards(data)).toEqual([{ table: 'dl_author', key: 'id', id: 7 }]);
+    let retried = 0;
+    const result = deferred.insertFailed(new RelatedRowMissing(), data, () => {
+      retried++;
+      // The retry's insert is a plain one: the row is no longer marked for the guard.
+      expect(insertGuards(data)).toBeNull();
+      return 'written';
+    });
+    expect(result).toBe('written');
+    expect([looked, retried]).toEqual([1, 1]);
+  });
+
+  it('does not leave a key outside PostgreSQL integers to the guard', () => {
+    const field = { validators: [] as unknown[] };
+    const deferred = new DeferredLookups(new Map([[field, { name: 'author', key: { column: 'author_id', table: 'dl_author', key: 'id' } }]]), true);
+    const row = { id: 2 ** 31 };
+    expect(deferred.leave(field, 2 ** 31, row, () => undefined)).toBe(false);
+    expect(deferred.pending).toBe(false);
+    expect(insertGuards({ author: row })).toBeNull();
   });
 });
