@@ -52,8 +52,8 @@ export interface ModelSaving<Row = Record<string, unknown>> {
    */
   writesOneStatement?(method: 'create' | 'update', data: Record<string, unknown>): boolean;
   /**
-   * The related rows a create on `db` may leave to the insert's foreign key
-   * (see src/serializers/deferred-lookups.ts), or `undefined`: asked by a
+   * The related rows a create on `db` may leave to the insert (see
+   * src/serializers/deferred-lookups.ts), or `undefined`: asked by a
    * model view's own `create` before it validates.
    */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -208,7 +208,7 @@ export function integerKey(key: unknown): number | null {
 
 // ------------------------------------------------------------------ where the database checks
 
-/** What `checkedByDatabase` concluded for a serializer's candidates on SQLite, and from which answers. */
+/** What `lookupsLeftOn` concluded for a serializer's candidates on SQLite, and from which answers. */
 interface Concluded {
   readonly facts: ForeignKeyFacts;
   readonly version: number;
@@ -227,7 +227,7 @@ const guardable = new WeakMap<Candidates, Candidates | null>();
  * changed, `ForeignKeyFacts.version`); on PostgreSQL all of them, the
  * insert checking the rows itself.
  */
-export function checkedByDatabase(
+export function lookupsLeftOn(
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   db: Kysely<any>,
   table: string,

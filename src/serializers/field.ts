@@ -15,7 +15,7 @@ export interface FieldContext {
   readonly partial?: boolean;
   readonly instance?: unknown;
   readonly view?: unknown;
-  /** The related rows a model view's create leaves to the foreign key (see `DeferredLookups`); set by that create only. */
+  /** The related rows a model view's create leaves to the insert (its foreign key or its guard, see `DeferredLookups`); set by that create only. */
   readonly deferLookups?: DeferredLookups;
 }
 

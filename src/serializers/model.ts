@@ -30,7 +30,7 @@ import { compileInsertParameters, hasKeys, type InsertParameters, type InsertSou
 import { HyperlinkedIdentityField, HyperlinkedRelatedField, PrimaryKeyRelatedField, type RelatedField, type RelatedQueryset } from './relations.js';
 import { Serializer, type Shape } from './serializer.js';
 import { UniqueTogetherValidator, UniqueValidator } from './validators.js';
-import { checkedByDatabase, insertGuards, RelatedRowMissing, type DeferredLookups, type ForeignKeyTarget, type InsertGuard } from './deferred-lookups.js';
+import { insertGuards, lookupsLeftOn, RelatedRowMissing, type DeferredLookups, type ForeignKeyTarget, type InsertGuard } from './deferred-lookups.js';
 
 /** A row as a model serializer's `create` and `update` return it. */
 type Saved<M extends AnyModel> = M['$inferSelect'] & Record<string, unknown>;
@@ -322,8 +322,8 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
    * code but this class's own sees the validated data before the insert
    * (its own `validate`, `toInternal`, `create` and `createNow`, no
    * serializer-level validators but unique-together ones, no many-to-many
-   * field, none of the field's own validators) and the database checks the
-   * key. A model view's own `create` asks, when its `validate` and
+   * field, none of the field's own validators) and the insert can check the
+   * key (SQLite's foreign key, PostgreSQL's guard). A model view's own `create` asks, when its `validate` and
    * `performCreate` are its own.
    */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -335,7 +335,7 @@ export class ModelSerializer<M extends AnyModel = AnyModel, S extends Shape = Sh
     const own = ModelSerializer.prototype;
     if (this.validate !== own.validate || this.validateNow !== own.validateNow || this.toInternal !== own.toInternal) return undefined;
     if (this.create !== own.create || this.createNow !== own.createNow) return undefined;
-    return checkedByDatabase(db, this.model.tableName, foreignKeys);
+    return lookupsLeftOn(db, this.model.tableName, foreignKeys);
   }
 
   /**

@@ -63,7 +63,7 @@ export abstract class RelatedField<R, Out> extends Field<R, Out> {
 
   /**
    * The row whose `field` is `key`, as that key alone, when the create
-   * validating this field leaves the lookup to the foreign key
+   * validating this field leaves the lookup to the insert
    * (`ctx.deferLookups`, see deferred-lookups.ts); `undefined` when it
    * must look now.
    */

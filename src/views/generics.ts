@@ -27,7 +27,7 @@ export interface ValidateContext<T> {
   readonly request: ApiRequest;
   readonly partial: boolean;
   readonly instance: T | null;
-  /** Set by the view's own `create` only: the related rows its insert's foreign key may check alone (see deferred-lookups.ts). */
+  /** Set by the view's own `create` only: the related rows its insert may check alone (see deferred-lookups.ts). */
   readonly deferLookups?: DeferredLookups;
 }
 
@@ -593,8 +593,8 @@ export class GenericAPIView<T = any, S extends AnySerializer = AnySerializer> ex
   }
 
   /**
-   * The related fields whose lookup this create may leave to the insert's
-   * foreign key (see deferred-lookups.ts): only with this class's own
+   * The related fields whose lookup this create may leave to the insert
+   * (see deferred-lookups.ts): only with this class's own
    * `validate` and `performCreate`, so nothing but the model serializer's
    * own insert sees the validated related rows.
    */

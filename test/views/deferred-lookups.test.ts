@@ -341,10 +341,14 @@ describe.each(testDatabases())('a create and its related rows on $name', ({ name
 });
 
 describe('a guarded insert refused for a row that exists by the time it is looked up', () => {
-  it('inserts again without the guard, as DRF, whose read would have found the row', async () => {
+  /** PostgreSQL's lookups for one author field, which the insert's guard checks. */
+  const guardedAuthor = () => {
     const field = { validators: [] as unknown[] };
-    const fields = new Map([[field, { name: 'author', key: { column: 'author_id', table: 'dl_author', key: 'id' } }]]);
-    const deferred = new DeferredLookups(fields, true);
+    return { field, deferred: new DeferredLookups(new Map([[field, { name: 'author', key: { column: 'author_id', table: 'dl_author', key: 'id' } }]]), true) };
+  };
+
+  it('inserts again without the guard, as DRF, whose read would have found the row', async () => {
+    const { field, deferred } = guardedAuthor();
     const row = { id: 7 };
     let looked = 0;
     expect(deferred.leave(field, 7, row, () => looked++)).toBe(true);
@@ -362,8 +366,7 @@ describe('a guarded insert refused for a row that exists by the time it is looke
   });
 
   it('does not leave a key outside PostgreSQL integers to the guard', () => {
-    const field = { validators: [] as unknown[] };
-    const deferred = new DeferredLookups(new Map([[field, { name: 'author', key: { column: 'author_id', table: 'dl_author', key: 'id' } }]]), true);
+    const { field, deferred } = guardedAuthor();
     const row = { id: 2 ** 31 };
     expect(deferred.leave(field, 2 ** 31, row, () => undefined)).toBe(false);
     expect(deferred.pending).toBe(false);
