@@ -105,7 +105,7 @@ async function resetCatalogue(url: string): Promise<void> {
     const db = database.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
     const marker = await sql<{ seeded_books: number }>`select seeded_books from bench_catalogue_marker`.execute(db);
     await sql`delete from catalogue_book where id > ${marker.rows[0]!.seeded_books}`.execute(db);
-    if (/^postgres(ql)?:\/\//.test(url)) await sql`vacuum (full, analyze) catalogue_book`.execute(db);
+    if (database.dialect === 'postgres') await sql`vacuum (full, analyze) catalogue_book`.execute(db);
   } finally {
     await database.close();
   }

@@ -148,10 +148,7 @@ export class DeferredLookups {
     return afterLookups(this.run(), (more): T | Promise<T> => {
       if (Object.keys(more).length > 0) throw new ValidationError(more);
       if (!guardRefused) throw err;
-      for (const key in data) {
-        const value = data[key];
-        if (value !== null && typeof value === 'object') unchecked.delete(value);
-      }
+      forgetInsertGuards(data);
       return retry();
     }) as T | Promise<T>;
   }
@@ -285,4 +282,12 @@ export function insertGuards(data: Record<string, unknown>): InsertGuard[] | nul
     if (guard !== undefined) (guards ??= []).push(guard);
   }
   return guards;
+}
+
+/** The related rows of `data` go to a plain insert from now on: their guards are dropped. */
+function forgetInsertGuards(data: Record<string, unknown>): void {
+  for (const key in data) {
+    const value = data[key];
+    if (value !== null && typeof value === 'object') unchecked.delete(value);
+  }
 }
