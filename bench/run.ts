@@ -17,7 +17,7 @@ import { ensureCataloguePg, ensureCatalogueSqlite } from './lib/catalogue-datase
 import { Loader, type LoadRequest, type LoadResult } from './lib/loader.js';
 import { startServer, type RunningServer, type ServerSpec } from './lib/server-process.js';
 import { AUTH_HEADERS, OBTAIN_TOKEN, WORKERS_PATH, WORKLOADS, type ServerKind, type Workload } from './lib/workloads.js';
-import { checkBudget, formatBudget, formatTable, type Row } from './lib/report.js';
+import { checkBudget, formatBudget, formatTable, medianOf, type Row } from './lib/report.js';
 import { tasksetAvailable } from './lib/cpu.js';
 import { wrkAvailable } from './lib/wrk.js';
 import { BENCH_SECRET, PG_URL_DEFAULT } from './lib/constants.js';
@@ -31,7 +31,9 @@ CPU and req/s ratios taken within one run (see bench/README.md).
 
 Options:
   --quick           warm-up 1 s and one 2 s run per case (about 2 minutes; ±15 %)
-  --runs N          measured rounds per case, taken in turn between the servers (default 3, 1 with --quick)
+  --runs N          measured rounds of 2 s per case, taken in turn between the servers, the order
+                    reversed every other round (default 9, 1 with --quick); a ratio is the median
+                    of the rounds' own ratios
   --processes N     start the pinned servers N times, each with its own warm-up and rounds, and
                     take the medians over all of them (default 1): a server process's speed
                     varies from one start to the next more than from one round to the next
@@ -74,8 +76,14 @@ const warmupSeconds = quick ? 1 : 2;
  */
 const warmupRequests = quick ? 0 : 20_000;
 const WARMUP_CAP_SECONDS = 30;
-const runSeconds = quick ? 2 : 6;
-const runs = values.runs !== undefined ? Number(values.runs) : quick ? 1 : 3;
+/**
+ * Many short rounds rather than a few long ones: on a shared virtual machine the speed of a
+ * core changes from one second to the next (another guest's work), and a ratio is the median
+ * of the rounds' own ratios, each taken from two runs a few seconds apart (see
+ * bench/README.md, "Rounds").
+ */
+const runSeconds = 2;
+const runs = values.runs !== undefined ? Number(values.runs) : quick ? 1 : 9;
 if (!(Number.isInteger(runs) && runs >= 1)) refuse(`--runs must be a whole number of rounds (1 or more), not ${values.runs}`);
 const processes = Number(values.processes);
 if (!(Number.isInteger(processes) && processes >= 1)) refuse(`--processes must be a whole number of server starts (1 or more), not ${values.processes}`);
@@ -119,11 +127,7 @@ function exampleWorkersSpec(bundles: Bundles, workers: number, catalogueFile: st
   };
 }
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
+const median = (xs: readonly number[]): number => medianOf(xs) ?? NaN;
 
 function summarize(results: LoadResult[], cpuUs: number[] = [], loadCpuUs: number[] = []): Pick<Row, 'rps' | 'p50' | 'p99' | 'failures' | 'cpuUsPerRequest' | 'loadCpuUsPerRequest' | 'rounds'> {
   const cpu = cpuUs.filter(Number.isFinite);
@@ -158,7 +162,9 @@ interface Measured {
 /**
  * Each server's warm-up, then `runs` rounds in which every server has one
  * measured run in turn, so a drift of the machine over the minutes of a
- * case weighs on all of them alike. Peak RSS while each server is measured,
+ * case weighs on all of them alike; every other round takes them in the
+ * reverse order, so neither of a pair is always the one measured first
+ * (right after the other's load, or after a pause). Peak RSS while each server is measured,
  * and the server's CPU time (user + system, the process and its workers)
  * per request served in each run, in microseconds.
  */
@@ -169,7 +175,9 @@ async function measure(contenders: Contender[]): Promise<Measured[]> {
   }
   const out: Measured[] = contenders.map(({ server, requests }) => ({ per: requests.map(() => []), rss: server.rss(), cpuUs: [], loadCpuUs: [] }));
   for (let i = 0; i < runs; i++) {
-    for (const [k, { server, requests }] of contenders.entries()) {
+    const order = contenders.map((_, k) => (i % 2 === 0 ? k : contenders.length - 1 - k));
+    for (const k of order) {
+      const { server, requests } = contenders[k]!;
       const m = out[k]!;
       await drain(server);
       const timer = setInterval(() => (m.rss = Math.max(m.rss, server.rss())), 200);

@@ -44,6 +44,29 @@ describe('bench budget: the rounds of a parity target', () => {
     ]);
   });
 
+  it('reads a ratio as the median of the rounds\' own ratios, not as the ratio of the two medians', () => {
+    // The machine slowed for the last rounds: each server's median is a round of another speed than its rival's.
+    const rows = [
+      row('trestle', 1000, 20, { rps: [1040, 1050, 1000, 520, 510], cpuUs: [20, 20, 21, 40, 41] }),
+      row('fastify', 1000, 20, { rps: [1000, 1000, 1000, 500, 500], cpuUs: [21, 21, 22, 42, 43] }),
+    ];
+    expect(checkBudget(rows).map((l) => l.value)).toEqual(['1.04x; rounds 1.00x–1.05x', '1.05x; rounds 1.05x–1.05x']);
+    expect(formatTable(rows).split('\n')[2]).toMatch(/\| +1\.04x \| +1\.05x$/);
+  });
+
+  it('reads two workers against one by their rounds too', () => {
+    const workers = (server: string, name: string, rps: number[], cpuUs: number[]): Row =>
+      ({ ...row(server, medianOfTest(rps), medianOfTest(cpuUs), { rps, cpuUs }), workload: 'W7', name });
+    const rows = [
+      workers('trestle ×1', 'books page 2, 1 worker (unpinned)', [1000, 1000, 600, 600, 600], [60, 60, 61, 62, 60]),
+      workers('trestle ×2', 'books page 2, 2 workers (unpinned)', [1800, 1700, 1000, 1000, 1000], [60, 61, 62, 62, 66]),
+    ];
+    expect(checkBudget(rows)).toEqual([
+      { target: 'W7 books page 2: 2 workers ≥ 1.6x the req/s of 1', value: '1.67x', met: true },
+      { target: "W7 books page 2: 2 workers' CPU/request within 1.1x of 1", value: '1.02x', met: true },
+    ]);
+  });
+
   it('a met target shows the rounds without a verdict; one round, or none recorded, shows the ratio alone', () => {
     expect(parity('t', 1.04, [0.98, 1.04, 1.1])).toEqual({ target: 't', value: '1.04x; rounds 0.98x–1.10x', met: true });
     expect(parity('t', 0.85, [0.85])).toEqual({ target: 't', value: '0.85x (below the 0.90x floor)', met: false });
@@ -51,6 +74,11 @@ describe('bench budget: the rounds of a parity target', () => {
     expect(checkBudget(rows).map((l) => l.value)).toEqual(['1.10x', '1.00x']);
   });
 });
+
+function medianOfTest(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
 
 describe('bench table', () => {
   it('prints a latency to the microsecond, whatever the float arithmetic of a median left', () => {
