@@ -38,7 +38,7 @@ export function ratioOf(rows: readonly Row[], row: Row): number | null {
   if (row.server !== 'trestle') return null;
   const base = find(rows, 'fastify', row.name);
   if (!base || !(base.rps > 0)) return null;
-  return medianOf(pairedRatios(row.rounds?.rps, base.rounds?.rps, (x, y) => x / y)) ?? row.rps / base.rps;
+  return medianOf(roundRatiosOf(rows, row).rps) ?? row.rps / base.rps;
 }
 
 /**
@@ -50,7 +50,7 @@ export function cpuRatioOf(rows: readonly Row[], row: Row): number | null {
   if (row.server !== 'trestle' || !row.cpuUsPerRequest) return null;
   const base = find(rows, 'fastify', row.name);
   if (!base?.cpuUsPerRequest) return null;
-  return medianOf(pairedRatios(row.rounds?.cpuUs, base.rounds?.cpuUs, (x, y) => y / x)) ?? base.cpuUsPerRequest / row.cpuUsPerRequest;
+  return medianOf(roundRatiosOf(rows, row).cpu) ?? base.cpuUsPerRequest / row.cpuUsPerRequest;
 }
 
 /**

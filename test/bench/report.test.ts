@@ -5,7 +5,7 @@
  * other), saying whether a miss is inside that spread or every round's.
  */
 import { describe, expect, it } from 'vitest';
-import { checkBudget, formatTable, parity, roundRatiosOf, type Row } from '../../bench/lib/report.js';
+import { checkBudget, formatTable, medianOf, parity, roundRatiosOf, type Row } from '../../bench/lib/report.js';
 
 function row(server: string, rps: number, cpuUs: number, rounds?: Row['rounds']): Row {
   return { workload: 'W8', name: 'book detail', server, rps, p50: 0, p99: 1, rssBytes: 90 * 1024 * 1024, cpuUsPerRequest: cpuUs, failures: 0, ...(rounds ? { rounds } : {}) };
@@ -56,7 +56,7 @@ describe('bench budget: the rounds of a parity target', () => {
 
   it('reads two workers against one by their rounds too', () => {
     const workers = (server: string, name: string, rps: number[], cpuUs: number[]): Row =>
-      ({ ...row(server, medianOfTest(rps), medianOfTest(cpuUs), { rps, cpuUs }), workload: 'W7', name });
+      ({ ...row(server, medianOf(rps)!, medianOf(cpuUs)!, { rps, cpuUs }), workload: 'W7', name });
     const rows = [
       workers('trestle ×1', 'books page 2, 1 worker (unpinned)', [1000, 1000, 600, 600, 600], [60, 60, 61, 62, 60]),
       workers('trestle ×2', 'books page 2, 2 workers (unpinned)', [1800, 1700, 1000, 1000, 1000], [60, 61, 62, 62, 66]),
@@ -74,11 +74,6 @@ describe('bench budget: the rounds of a parity target', () => {
     expect(checkBudget(rows).map((l) => l.value)).toEqual(['1.10x', '1.00x']);
   });
 });
-
-function medianOfTest(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-}
 
 describe('bench table', () => {
   it('prints a latency to the microsecond, whatever the float arithmetic of a median left', () => {
