@@ -7,6 +7,7 @@ import { BaseFilterBackend, COLUMN_RE, isPostgresQuery, isQuery, valueAt, type A
 import { compareNullable } from './compare.js';
 import { escapeLike, iequals, ilike } from './search.js';
 import { foldCase } from '../utils/case-fold.js';
+import { validDate } from '../utils/dates.js';
 import { describePathError, modelFilterSet, type FiltersetFields } from './model-filters.js';
 import { qualifyKey } from './ordering.js';
 import { baseName, modelOf, PathError, pathCondition, type ModelPath } from './relations.js';
@@ -536,13 +537,6 @@ function booleanValue(raw: string): boolean | typeof SKIP {
   if (v === 'true' || v === '1') return true;
   if (v === 'false' || v === '0') return false;
   return SKIP;
-}
-
-function validDate(y: number, m: number, d: number): boolean {
-  if (y < 1 || m < 1 || m > 12 || d < 1) return false;
-  const days = new Date(Date.UTC(2000, m, 0)).getUTCDate();
-  const leap = m === 2 && d === 29 ? (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0 : true;
-  return d <= days && leap;
 }
 
 /** ISO 8601 date or date-time (Django's `parse_datetime` plus plain dates); no offset means UTC. */

@@ -12,6 +12,7 @@ import {
 } from './field.js';
 import { pythonStr as pythonNumber } from '../utils/python-str.js';
 import { isThenable } from '../utils/thenable.js';
+import { validDate } from '../utils/dates.js';
 
 // DRF's serializer fields, one class per kind, each with DRF's messages as
 // its `messages` attribute; the lower-case factories infer the field's
@@ -622,11 +623,6 @@ const TIME_PART = '(\\d{1,2}):(\\d{1,2})(?::(\\d{1,2})(?:[.,](\\d{1,6})\\d{0,6})
 const DATETIME_RE = new RegExp(`^(\\d{4})-(\\d{1,2})-(\\d{1,2})[T ]${TIME_PART}\\s*(Z|[+-]\\d{2}(?::?\\d{2})?)?$`);
 const TIME_RE = new RegExp(`^${TIME_PART}$`);
 
-function validDate(y: number, m: number, d: number): boolean {
-  if (y < 1 || m < 1 || m > 12 || d < 1) return false;
-  return d <= new Date(Date.UTC(y, m, 0)).getUTCDate();
-}
-
 function pad(n: number, width = 2): string {
   return String(n).padStart(width, '0');
 }
@@ -680,7 +676,7 @@ export function canonicalUtc(text: string): string | null {
   const mi = digitsAt(text, 14, 2);
   const s = digitsAt(text, 17, 2);
   if (y < 0 || mo < 0 || d < 0 || h < 0 || mi < 0 || s < 0 || h > 23 || mi > 59 || s > 59) return null;
-  if (d > 28 ? !validDate(y, mo, d) : y < 1 || mo < 1 || mo > 12 || d < 1) return null;
+  if (!validDate(y, mo, d)) return null;
   if (n === 20) return text;
   if (text.charCodeAt(19) !== 0x2e /* . */) return null;
   const fraction = digitsAt(text, 20, n - 21);

@@ -202,6 +202,9 @@ describe.each(testDatabases())('filters from the model on $name', ({ open }) => 
         status: ['Select a valid choice. lost is not one of the available choices.'],
         code: ['Enter a valid UUID.'],
       });
+      // The 29th of February of a common year, the 31st of a 30-day month.
+      await refused('/books/?published__gte=2023-02-29', { published__gte: ['Enter a valid date.'] });
+      await refused('/books/?created__lt=2023-04-31T00:00:00Z', { created__lt: ['Enter a valid date/time.'] });
       await refused('/books/?year=99999999999', { year: ['Ensure this value is less than or equal to 2147483647.'] });
     });
 
