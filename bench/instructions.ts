@@ -58,6 +58,10 @@ Options:
                   SQLite, system libraries), every event counted (with --cache-sim its misses)
   --from DIR      count nothing: report --functions, --callers and --kinds from what
                   --save DIR kept
+  --node-flags=F  give the server's node the flags F too (each starting with --; written
+                  with "=", as F starts with a dash), e.g.
+                  --node-flags=--max-inlined-bytecode-size=0 so that each function's own cost
+                  shows rather than inlined into its callers
   --callers NAME  also list who calls the functions whose name contains NAME in the last
                   window and what the calls cost per request, callee included (e.g.
                   KeyedStoreIC_Megamorphic: whose property stores miss their inline caches);
@@ -81,6 +85,7 @@ const { values, refuse } = commandLine(HELP, {
   save: { type: 'string' },
   from: { type: 'string' },
   kinds: { type: 'boolean', default: false },
+  'node-flags': { type: 'string', default: '' },
   help: { type: 'boolean', short: 'h', default: false },
 });
 const kind = values.server as 'trestle' | 'fastify' | 'node';
@@ -93,6 +98,9 @@ const SIMULATED = ['I1mr', 'D1mr', 'D1mw', 'ILmr', 'DLmr', 'DLmw', 'Bc', 'Bcm', 
 if (values.from === undefined && values.event !== undefined && values.event !== 'Ir' && !(values['cache-sim'] && SIMULATED.includes(values.event))) {
   refuse(`--event must be Ir, or with --cache-sim one of ${SIMULATED.join(', ')}; not "${values.event}".`);
 }
+const nodeFlags = values['node-flags'].split(/\s+/).filter((flag) => flag !== '');
+const notFlag = nodeFlags.find((flag) => !/^--[a-z]/.test(flag));
+if (notFlag !== undefined) refuse(`--node-flags takes node's own flags, each starting with --; not "${notFlag}".`);
 if (values.mix && !values.catalogue) refuse('--mix needs --catalogue (it serves the catalogue\'s endpoints).');
 if (values.catalogue && kind === 'node') refuse('--catalogue has a trestle and a fastify server only.');
 for (const tool of values.from === undefined ? ['valgrind', 'callgrind_control'] : []) {
@@ -114,7 +122,7 @@ async function main(): Promise<void> {
   const named = functions > 0 || values.callers !== undefined || values.kinds || values.save !== undefined;
   const byFunction = named ? { valgrind: ['--dump-instr=yes', '--dump-line=no'], node: ['--perf-basic-prof'] } : { valgrind: [], node: [] };
   const cacheSim = values['cache-sim'] ? ['--cache-sim=yes', '--branch-sim=yes'] : [];
-  const server = spawn('valgrind', ['--tool=callgrind', ...cacheSim, ...byFunction.valgrind, `--callgrind-out-file=${out}`, process.execPath, ...byFunction.node, bundle], {
+  const server = spawn('valgrind', ['--tool=callgrind', ...cacheSim, ...byFunction.valgrind, `--callgrind-out-file=${out}`, process.execPath, ...byFunction.node, ...nodeFlags, bundle], {
     env: { ...process.env, BENCH_DATABASE: database, BENCH_PORT: String(port), NODE_ENV: 'production', ...(values.catalogue ? { LOG_LEVEL: 'warn' } : {}) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

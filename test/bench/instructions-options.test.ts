@@ -19,6 +19,7 @@ describe('npm run bench:instructions options', () => {
     expect(stdout).toMatch(/^Usage: npm run bench:instructions -- \[options\]/);
     expect(stdout).toContain('--windows K');
     expect(stdout).toContain('--functions N');
+    expect(stdout).toContain('--node-flags');
     expect(stderr).toBe('');
   });
 
@@ -30,6 +31,7 @@ describe('npm run bench:instructions options', () => {
     [['--catalogue', '--server', 'node'], /^--catalogue has a trestle and a fastify server only\./],
     [['--event', 'Bcm'], /^--event must be Ir, or with --cache-sim one of I1mr, .*Bim; not "Bcm"\./],
     [['--cache-sim', '--event', 'cycles'], /^--event must be Ir, or with --cache-sim one of/],
+    [['--node-flags=--max-inlined-bytecode-size=0 inline'], /^--node-flags takes node's own flags, each starting with --; not "inline"\./],
     [['--bogus'], /^Unknown option '--bogus'/],
   ])('%j is refused with the reason and the usage (exit 2)', async (args, reason) => {
     const { code, stdout, stderr } = await instructions(args);
