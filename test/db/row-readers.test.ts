@@ -4,7 +4,10 @@
  * `RowReaders`). Each answer must be what better-sqlite3 itself gives for the
  * same SQL, on the same file: names, order, repeated names, values of every
  * type; `*` reads and writes keep their way; a schema changed by another
- * connection never puts a value under the wrong name.
+ * connection never puts a value under the wrong name. A `select` is read
+ * through a wrapper that hands each row's values to an SQL function
+ * (`wrappedRead`): its rows must come in the statement's own order, for
+ * every shape of query that orders, limits, groups or joins.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +15,7 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, type Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, rowMaker, type Database } from '../../src/db/database.js';
+import { openDatabase, rowMaker, wrappedRead, type Database } from '../../src/db/database.js';
 import { readFirstNow, readNow } from '../../src/db/direct.js';
 
 let dir: string;
@@ -116,5 +119,78 @@ describe('SQLite rows read as arrays', () => {
       expect(readFirstNow(trx.getExecutor(), { sql, parameters: [2] })).toBeUndefined();
       expect(readFirstNow(executor, { sql, parameters: [2] })).toBeUndefined();
     });
+  });
+});
+
+describe('SQLite reads handed over row by row (wrappedRead)', () => {
+  // Rows whose order each query decides: sorted by a column without an index (SQLite's sorter), by an index, by several keys.
+  const shapes: [string, unknown[]][] = [
+    ['select "id", "k", "v" from "w" order by "k" desc, "id"', []],
+    ['select "id", "k", "v" from "w" order by "v", "id" desc limit +? offset +?', [20, 40]],
+    ['select "id", "k" from "w" where "k" >= +? order by "k", "id" limit +?', [7, 25]],
+    ['select "id", "v" from "w" indexed by "w_k" where "k" = +? order by "k", "id" desc', [3]],
+    ['select distinct "k", "v" % 3 as "m" from "w" order by "m" desc, "k"', []],
+    ['select "k", count(*) as "n", sum("v") as "s" from "w" group by "k" order by "n", "k" desc', []],
+    ['select "id", \'a\' as "src" from "w" where "id" < 20 union all select "id" + 1000, \'b\' from "w" where "id" > 180 order by "id" desc', []],
+    ['select "w"."id", "x"."id" as "other" from "w" inner join "w" as "x" on "x"."k" = "w"."k" and "x"."id" < "w"."id" where "w"."id" < 40 order by "w"."v", "x"."id"', []],
+    ['select "id", row_number() over (order by "v" desc, "id") as "rank" from "w" order by "rank" desc limit 30', []],
+    ['with "top" as (select "id", "v" from "w" order by "v" desc limit 50) select "id", "v" from "top" order by "id"', []],
+    ['select "id", (select count(*) from "w" as "y" where "y"."v" < "w"."v") as "below" from "w" order by "below", "id" limit 60', []],
+    ['select "id", "k" from "w" where "id" in (+?, +?, +?)', [5, 150, 77]],
+    ['select "id", "k" from "w" where "id" = +?', [12]],
+    ['select "id", "k" from "w" where "id" = +?', [999]],
+  ];
+
+  beforeEach(() => {
+    // 200 rows in an order unrelated to any sort key: 37 is prime to 200.
+    other.exec('create table w (id integer primary key, k integer, v real); create index w_k on w (k);');
+    const insert = other.prepare('insert into w values (?, ?, ?)');
+    for (let i = 0; i < 200; i++) insert.run(((i * 37) % 200) + 1, (i * 7) % 11, ((i * 53) % 97) / 4);
+  });
+
+  it('answer each ordered, limited, grouped, compound and joined read in the statement\'s own order, first row included', () => {
+    const executor = database.db.getExecutor();
+    for (const [sql, parameters] of shapes) {
+      const expected = direct(sql, parameters);
+      expect(readNow(executor, { sql, parameters }), sql).toEqual(expected);
+      expect(readFirstNow(executor, { sql, parameters }), sql).toEqual(expected[0] ?? null);
+      // The same twice: the wrapped statement is left ready, and the rows of one read never leak into the next.
+      expect(readNow(executor, { sql, parameters }), sql).toEqual(expected);
+    }
+  });
+
+  it('wrap what SQLite reads through the function in the same order, and leave other SQL as it is', () => {
+    // The wrapper's SQL run on a plain better-sqlite3 connection with a function of the same name.
+    let handed: unknown[][] = [];
+    other.function('trestle_read_row', { varargs: true, directOnly: true }, (...values: unknown[]) => {
+      handed.push(values);
+      return null;
+    });
+    for (const [sql, parameters] of shapes) {
+      const columns = other.prepare(sql).columns().length;
+      const expected = other.prepare(sql).raw(true).all(...parameters);
+      for (const first of [false, true]) {
+        const wrapped = wrappedRead(sql, columns, first);
+        expect(wrapped, sql).not.toBeNull();
+        handed = [];
+        expect(other.prepare(wrapped!).pluck().get(...parameters)).toBeNull();
+        expect(handed, `${first ? 'first of ' : ''}${sql}`).toEqual(first ? expected.slice(0, 1) : expected);
+      }
+    }
+    // Left to the array reader: not a select, a second statement or a comment that could swallow the wrapper, its own names, too many columns.
+    expect(wrappedRead('insert into "w" ("k") values (1) returning "id"', 1, false)).toBeNull();
+    expect(wrappedRead('pragma table_info("w")', 6, false)).toBeNull();
+    expect(wrappedRead('select "id" from "w"; select 1', 1, false)).toBeNull();
+    expect(wrappedRead('select "id" from "w" -- the ids', 1, false)).toBeNull();
+    expect(wrappedRead('select "id" from "trestle_read_rows"', 1, false)).toBeNull();
+    expect(wrappedRead('select "id" from "w"', 101, false)).toBeNull();
+    expect(wrappedRead('  WITH "a" as (select 1 as "x") SELECT "x" from "a"', 1, true)).toMatch(/^with "trestle_read_rows"\("c0"\) as \(  WITH/);
+  });
+
+  it('read a row of 100 columns through the wrapper and one of 101 as arrays, both as better-sqlite3 answers', async () => {
+    for (const n of [100, 101]) {
+      const sql = `select ${Array.from({ length: n }, (_, i) => `"id" + ${i} as "c${i}"`).join(', ')} from "w" where "id" <= +? order by "id"`;
+      expect(await run(sql, [3])).toEqual(direct(sql, [3]));
+    }
   });
 });
