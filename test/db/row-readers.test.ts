@@ -177,14 +177,46 @@ describe('SQLite reads handed over row by row (wrappedRead)', () => {
         expect(handed, `${first ? 'first of ' : ''}${sql}`).toEqual(first ? expected.slice(0, 1) : expected);
       }
     }
-    // Left to the array reader: not a select, a second statement or a comment that could swallow the wrapper, its own names, too many columns.
-    expect(wrappedRead('insert into "w" ("k") values (1) returning "id"', 1, false)).toBeNull();
+    // Left to the array reader: not a select, a second statement or a comment that could swallow the wrapper, its own names, too many columns,
+    // a `returning` list that is not names alone.
+    expect(wrappedRead('insert into "w" ("k") values (1) returning "id"', 1, false)).toBe('insert into "w" ("k") values (1) returning trestle_read_row("id")');
     expect(wrappedRead('pragma table_info("w")', 6, false)).toBeNull();
     expect(wrappedRead('select "id" from "w"; select 1', 1, false)).toBeNull();
     expect(wrappedRead('select "id" from "w" -- the ids', 1, false)).toBeNull();
     expect(wrappedRead('select "id" from "trestle_read_rows"', 1, false)).toBeNull();
     expect(wrappedRead('select "id" from "w"', 101, false)).toBeNull();
+    expect(wrappedRead('update "w" set "k" = 1 returning "id" as "x"', 1, false)).toBeNull();
+    expect(wrappedRead('update "w" set "k" = 1 returning "id" + 1', 1, false)).toBeNull();
+    expect(wrappedRead('update "w" set "k" = 1 returning "id", "k"', 1, false)).toBeNull();
+    expect(wrappedRead('insert into "w" ("k") values (\' returning "k"\') returning "w"."id", "v"', 2, true)).toBe(
+      'insert into "w" ("k") values (\' returning "k"\') returning trestle_read_row("w"."id", "v")',
+    );
     expect(wrappedRead('  WITH "a" as (select 1 as "x") SELECT "x" from "a"', 1, true)).toMatch(/^with "trestle_read_rows"\("c0"\) as \(  WITH/);
+  });
+
+  it('hand over every row an insert, update or delete returns, in SQLite\'s order, changing each row once', async () => {
+    const executor = database.db.getExecutor();
+    const count = () => (other.prepare('select count(*) from "w"').pluck().get() as number);
+    const sum = () => other.prepare('select sum("k") from "w"').pluck().get() as number;
+    // The same statements on a copy of the table through better-sqlite3 give the rows to expect.
+    other.exec('create table w2 as select * from w');
+    const pairs: [string, unknown[]][] = [
+      ['insert into "%" ("id", "k", "v") values (+?, +?, +?), (+?, +?, +?) returning "id", "k", "v"', [501, 1, 0.5, 502, 2, null]],
+      ['update "%" set "k" = "k" + 100 where "k" = +? returning "id", "k"', [3]],
+      ['insert into "%" ("id", "k") select +?, +? where exists (select 1 from "%" where "id" = +?) returning "id", "k"', [503, 9, 12345]],
+      ['delete from "%" where "v" > +? returning "id", "v"', [20]],
+    ];
+    for (const [template, parameters] of pairs) {
+      const before = count();
+      const sumBefore = sum();
+      const expected = other.prepare(template.replaceAll('%', 'w2')).all(...parameters);
+      const sql = template.replaceAll('%', 'w');
+      const rows = readNow(executor, { sql, parameters });
+      expect(rows, sql).toEqual(expected);
+      expect(count() - before, sql).toBe(sql.startsWith('delete') ? -expected.length : sql.startsWith('insert') ? expected.length : 0);
+      if (sql.startsWith('update')) expect(sum() - sumBefore).toBe(100 * expected.length);
+    }
+    expect(other.prepare('select * from "w" order by "id"').all()).toEqual(other.prepare('select * from "w2" order by "id"').all());
   });
 
   it('read a row of 100 columns through the wrapper and one of 101 as arrays, both as better-sqlite3 answers', async () => {
