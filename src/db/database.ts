@@ -363,11 +363,17 @@ class RowReaders {
     return stmt.reader ? (stmt.get(parameters) ?? null) : undefined;
   }
 
-  /** Runs a wrapped statement (its one row is the aggregate's) and takes the rows it handed over. */
+  /**
+   * Runs a wrapped statement and takes the rows it handed over. A read's one
+   * row is the aggregate's, so `.get()` reads it all. A write is stepped to its
+   * end: SQLite runs its automatic WAL checkpoint only there, and a write
+   * reset after its first row would leave the log growing by every insert
+   * (test/views/model-writes.test.ts).
+   */
   #collect(wrapped: BetterSqlite3.Statement, parameters: readonly unknown[]): unknown[][] {
     this.#rows = [];
     try {
-      run(wrapped, 'get', parameters);
+      run(wrapped, wrapped.readonly ? 'get' : 'all', parameters);
       return this.#rows;
     } finally {
       this.#rows = [];
