@@ -405,14 +405,19 @@ class QuerySource<T> implements PageSource<T> {
    * Reads the pieces of the listing after `after` in turn (see `seekPieces`),
    * each with its own index-friendly WHERE, until `limit` rows are read;
    * without a promise where every piece is read at once (SQLite). On
-   * PostgreSQL each row also brings its ordering columns as text.
+   * PostgreSQL each row also brings its ordering columns as text, until
+   * the listing's rows have shown that their values are that text already
+   * (see `plainPositions`).
    */
   seekNow(order: readonly OrderTerm[], after: readonly unknown[] | null, offset: number, limit: number, _reversed = false, inclusive = false): T[] | Promise<T[]> {
     const base = unorderedOf(this.qb);
     // Compiled once for a reused builder (kept with it), else now; `null` off the app's own executor.
     const kept = listingOf(base);
     const executor = kept === null ? null : kept.executor;
-    const exact = needsExact(order) && (executor !== null ? executorIsPostgres(executor, base) : isPostgres(base));
+    const wanted = needsExact(order) && (executor !== null ? executorIsPostgres(executor, base) : isPostgres(base));
+    // What the listing's rows have shown of this ordering on this database (only on the app's own executor).
+    const known = wanted && kept !== null && executor !== null ? plainPositions(executor, kept.compiled.sql, order) : null;
+    const exact = wanted && (known === null || known.plain !== true);
     // Built only when a shape is learnt or cannot be derived: a derived page needs only the compile above.
     let listing: AnyQuery<T> | null = null;
     const selected = (): AnyQuery<T> => (listing ??= exact ? withExactColumns(base, order) : base);
@@ -431,6 +436,12 @@ class QuerySource<T> implements PageSource<T> {
     /** Adds a piece's rows; whether the page is full. */
     const take = (got: readonly T[]): boolean => {
       for (const row of got) rows.push(exact ? takeExact(row, order) : row);
+      if (known === null) return rows.length >= limit;
+      if (exact) {
+        if (known.plain === undefined) learnPlain(known, got, order);
+      } else if (!stillPlain(got, order)) {
+        known.plain = false; // The column's type changed under the process (a migration): text columns again from the next page on.
+      }
       return rows.length >= limit;
     };
     // Piece `i` onwards: at once while each piece is, else from the first that waits.
@@ -622,6 +633,62 @@ function takeExact<T>(row: T, order: readonly OrderTerm[]): T {
   }
   source[EXACT] = exact;
   return row;
+}
+
+/**
+ * Whether a listing's ordering columns come back from PostgreSQL as the very
+ * text `column::text` gives (`text`, `varchar`, `numeric`, `bigint`, `uuid`
+ * … with node-postgres' own parsers): then the extra text columns are dropped
+ * from its cursor pages and the cursor records the row's value. `plain` is
+ * learnt from the first rows read with both: `true` once every non-NULL
+ * value of each such column was a string equal to its text (and each column
+ * had one), `false` for good at the first that was not (a `timestamptz`
+ * parsed into a `Date`, a `char(n)` whose text drops its padding, a parser
+ * of the app's own), `undefined` while no row has told.
+ */
+interface PlainPositions {
+  plain: boolean | undefined;
+}
+const plainByExecutor = new WeakMap<QueryExecutor, Map<string, PlainPositions>>();
+
+/** What is known of `order` over the listing `listingSql` on `executor` (kept per executor: two databases may type a column differently). */
+function plainPositions(executor: QueryExecutor, listingSql: string, order: readonly OrderTerm[]): PlainPositions {
+  let byListing = plainByExecutor.get(executor);
+  if (byListing === undefined) plainByExecutor.set(executor, (byListing = new Map()));
+  return remember(byListing, `${listingSql}\u0003${orderKey(order)}`, () => ({ plain: undefined }));
+}
+
+/** Reads `rows` (taken with their exact text, see `takeExact`) for what they show of `known`. */
+function learnPlain(known: PlainPositions, rows: readonly unknown[], order: readonly OrderTerm[]): void {
+  let told = 0;
+  for (const term of order) {
+    if (term.unique === true) continue;
+    let seen = false;
+    for (const row of rows) {
+      const text = positionValue(row, term.field);
+      const value = valueOf(row, term.field);
+      if (text === null && value === null) continue;
+      if (typeof value !== 'string' || value !== text) {
+        known.plain = false;
+        return;
+      }
+      seen = true;
+    }
+    if (seen) told++;
+  }
+  if (told === order.filter((t) => t.unique !== true).length) known.plain = true;
+}
+
+/** Whether each non-unique ordering column of `rows` (read without text columns) is still a string or NULL. */
+function stillPlain(rows: readonly unknown[], order: readonly OrderTerm[]): boolean {
+  for (const term of order) {
+    if (term.unique === true) continue;
+    for (const row of rows) {
+      const value = valueOf(row, term.field);
+      if (value !== null && typeof value !== 'string') return false;
+    }
+  }
+  return true;
 }
 
 const postgresByExecutor = new WeakMap<QueryExecutor, boolean>();

@@ -4,6 +4,7 @@
  * exactly as the database stores them (timestamps with microseconds).
  */
 import { CompiledQuery, sql, type Kysely, type KyselyPlugin } from 'kysely';
+import pgDriver from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CursorPagination, LimitOffsetPagination, OrderingFilter, PageNumberPagination, type TrestleApp } from '../../src/index.js';
 import type { Database } from '../../src/db/database.js';
@@ -209,6 +210,78 @@ describe.each(testDatabases())('exact paging on $name', ({ name, open }) => {
       expect(res).toMatchObject({ status: 404, headers: { 'content-type': 'application/json' }, body: { detail: 'Invalid cursor' } });
       const current = signCursor(cursorKey(a.trestle), '2|/items/|-created:nf,-id', payload);
       expect(ids((await get(a, `/items/?cursor=${current}`)).body)).toEqual([3, 2]);
+    });
+  });
+
+  describe.runIf(pg)('text copies of the position columns on PostgreSQL', () => {
+    /** The SQL of each cursor page read while `run` runs (node-postgres' `query`, the texts that select from `task`). */
+    async function pagesRead(run: () => Promise<void>): Promise<string[]> {
+      const seen: string[] = [];
+      const real = pgDriver.Client.prototype.query;
+      pgDriver.Client.prototype.query = function recording(this: pgDriver.Client, config: unknown, ...rest: unknown[]) {
+        const text = typeof config === 'string' ? config : (config as { text?: unknown } | null)?.text;
+        if (typeof text === 'string' && /from "task".* order by /.test(text)) seen.push(text);
+        return (real as (...args: unknown[]) => unknown).call(this, config, ...rest);
+      } as typeof real;
+      try {
+        await run();
+      } finally {
+        pgDriver.Client.prototype.query = real;
+      }
+      return seen;
+    }
+
+    it('a text, numeric or varchar ordering drops them once its rows have shown they are that text; a timestamptz keeps them', async () => {
+      const prices = ['1.5000', null, '1.5000', '0.0001', '10.0000', null, '2.2500', '1.5000'];
+      await fill(prices.map((price, i) => ({ price, title: `t${i % 3}`, created: `2024-01-01 00:00:00.12345${i}+00` })));
+      class ByTitle extends CursorPagination {
+        override ordering = ['title', 'id'];
+        override pageSize = 2;
+      }
+      class ByPrice extends CursorPagination {
+        override ordering = ['-price', '-id'];
+        override pageSize = 2;
+      }
+      class ByCreated extends CursorPagination {
+        override ordering = ['-created', '-id'];
+        override pageSize = 2;
+      }
+      // A listing of this test's own (what a listing has shown is kept per SQL text and database).
+      const listing = () => db.selectFrom('task').selectAll().where('year', '=', 2000);
+      const a = await app(listView(listing, ByTitle), [['price/', listView(listing, ByPrice)], ['created/', listView(listing, ByCreated)]]);
+      const cases = [
+        ['/items/', [1, 4, 7, 2, 5, 8, 3, 6], '"title"::text'],
+        ['/price/', [6, 2, 5, 7, 8, 3, 1, 4], '"price"::text'],
+      ] as const;
+      for (const [start, expected, copy] of cases) {
+        let walked: Awaited<ReturnType<typeof walk>> | null = null;
+        const texts = await pagesRead(async () => {
+          walked = await walk(a, start);
+        });
+        expect(walked!.forward).toEqual(expected);
+        expect(walked!.backward).toEqual(expected);
+        // The first page forwards and the first backwards read the copy (each ordering learns on its own); no page after them does.
+        // Each direction (the walk back reads the reversed ordering, learnt on its own) reads the copy on its first page only.
+        const orderOf = (t: string) => t.slice(t.indexOf(' order by '));
+        const withCopy = texts.map((t, i) => [t, i] as const).filter(([t]) => t.includes(copy));
+        expect(withCopy.length).toBeGreaterThanOrEqual(1);
+        for (const [t, i] of withCopy) expect(texts.slice(0, i).some((u) => orderOf(u) === orderOf(t))).toBe(false);
+        expect(texts.length - withCopy.length).toBeGreaterThanOrEqual(5);
+        expect(texts.filter((t) => t.includes('::text'))).toEqual(withCopy.map(([t]) => t));
+        // Cursors are the same either way: the second page's `next` is what the text would have made.
+        const p2 = await get(a, String((await get(a, start)).body!['next']).replace(BASE, ''));
+        expect(p2).toMatchObject({ status: 200, headers: { 'content-type': 'application/json' } });
+        expect(ids(p2.body)).toEqual(expected.slice(2, 4));
+      }
+      // A timestamptz reaches JavaScript as a Date, with milliseconds only: every page reads the exact text.
+      let down: Awaited<ReturnType<typeof walk>> | null = null;
+      const texts = await pagesRead(async () => {
+        down = await walk(a, '/created/');
+      });
+      expect(down!.forward).toEqual([8, 7, 6, 5, 4, 3, 2, 1]);
+      expect(down!.backward).toEqual(down!.forward);
+      expect(texts.length).toBeGreaterThan(6);
+      expect(texts.every((t) => t.includes('"created"::text'))).toBe(true);
     });
   });
 
