@@ -415,8 +415,9 @@ class QuerySource<T> implements PageSource<T> {
     const kept = listingOf(base);
     const executor = kept === null ? null : kept.executor;
     const wanted = needsExact(order) && (executor !== null ? executorIsPostgres(executor, base) : isPostgres(base));
+    const ordering = orderKey(order);
     // What the listing's rows have shown of this ordering on this database (only on the app's own executor).
-    const known = wanted && kept !== null && executor !== null ? plainPositions(executor, kept.compiled.sql, order) : null;
+    const known = wanted && kept !== null && executor !== null ? plainPositions(executor, kept.compiled.sql, ordering) : null;
     const exact = wanted && (known === null || known.plain !== true);
     // Built only when a shape is learnt or cannot be derived: a derived page needs only the compile above.
     let listing: AnyQuery<T> | null = null;
@@ -425,7 +426,7 @@ class QuerySource<T> implements PageSource<T> {
     const rows: T[] = [];
     const readPiece = (piece: SeekPiece): T[] | Promise<T[]> => {
       const want = limit - rows.length;
-      const kind = `seek\u0002${orderKey(order)}\u0002${piece.kind}${exact ? '\u0002x' : ''}`;
+      const kind = `seek\u0002${ordering}\u0002${piece.kind}${exact ? '\u0002x' : ''}`;
       const n = piece.values.length;
       const build = (values: readonly unknown[]) => seekQuery(selected(), order, piece.where(values.slice(0, n)), values[n] as number, values[n + 1] as number);
       // The executor is known from the listing's compile: later compiles (another piece, a first
@@ -649,18 +650,19 @@ function takeExact<T>(row: T, order: readonly OrderTerm[]): T {
 interface PlainPositions {
   plain: boolean | undefined;
 }
-const plainByExecutor = new WeakMap<QueryExecutor, Map<string, PlainPositions>>();
+const plainByExecutor = new WeakMap<QueryExecutor, Map<string, Map<string, PlainPositions>>>();
 
-/** What is known of `order` over the listing `listingSql` on `executor` (kept per executor: two databases may type a column differently). */
-function plainPositions(executor: QueryExecutor, listingSql: string, order: readonly OrderTerm[]): PlainPositions {
+/** What is known of an ordering (`orderKey`) over the listing `listingSql` on `executor` (kept per executor: two databases may type a column differently). */
+function plainPositions(executor: QueryExecutor, listingSql: string, ordering: string): PlainPositions {
   let byListing = plainByExecutor.get(executor);
   if (byListing === undefined) plainByExecutor.set(executor, (byListing = new Map()));
-  return remember(byListing, `${listingSql}\u0003${orderKey(order)}`, () => ({ plain: undefined }));
+  const byOrdering = remember(byListing, listingSql, () => new Map<string, PlainPositions>());
+  return remember(byOrdering, ordering, () => ({ plain: undefined }));
 }
 
 /** Reads `rows` (taken with their exact text, see `takeExact`) for what they show of `known`. */
 function learnPlain(known: PlainPositions, rows: readonly unknown[], order: readonly OrderTerm[]): void {
-  let told = 0;
+  let untold = 0;
   for (const term of order) {
     if (term.unique === true) continue;
     let seen = false;
@@ -674,9 +676,9 @@ function learnPlain(known: PlainPositions, rows: readonly unknown[], order: read
       }
       seen = true;
     }
-    if (seen) told++;
+    if (!seen) untold++;
   }
-  if (told === order.filter((t) => t.unique !== true).length) known.plain = true;
+  if (untold === 0) known.plain = true;
 }
 
 /** Whether each non-unique ordering column of `rows` (read without text columns) is still a string or NULL. */
